@@ -1,0 +1,150 @@
+/*
+ * bravo.c - BRAVO's visible readers table, bias enabling and revocation.
+ * See bravo.h for the protocol and its invariants.
+ */
+#include "bravo.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct vr_table *_Atomic vr_table;
+unsigned bravo_slowdown_n = 9;
+__thread char bravo_self __attribute__((tls_model("initial-exec")));
+
+static uint32_t round_up_pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (UINT32_C(1) << 30))
+		p <<= 1;
+	return p;
+}
+
+uint32_t vr_table_default_slots(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (cpus < 1)
+		cpus = 1;
+	/* 64 slots per CPU keeps collisions rare; the paper used 4096 for 72. */
+	if (cpus > (1 << 20))
+		cpus = 1 << 20;
+	return round_up_pow2((uint32_t)cpus * 64u < VR_TABLE_MIN_SLOTS ?
+			     VR_TABLE_MIN_SLOTS : (uint32_t)cpus * 64u);
+}
+
+bool vr_table_init(uint32_t slots)
+{
+	struct vr_table *table, *none = NULL;
+	size_t bytes;
+
+	if (atomic_load_explicit(&vr_table, memory_order_acquire))
+		return true;
+	if (slots == 0)
+		slots = vr_table_default_slots();
+	slots = round_up_pow2(slots < VR_TABLE_MIN_SLOTS ? VR_TABLE_MIN_SLOTS : slots);
+	bytes = sizeof(*table) + (size_t)slots * sizeof(vr_slot_t);
+	/* mmap: page-aligned (no false sharing with neighbours), no malloc. */
+	table = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (table == MAP_FAILED)
+		return false;
+	table->mask = slots - 1;
+	/* Release: the mask (and zeroed slots) are seen by whoever sees the table. */
+	if (!atomic_compare_exchange_strong_explicit(&vr_table, &none, table,
+						     memory_order_release,
+						     memory_order_acquire))
+		munmap(table, bytes);
+	return true;
+}
+
+uint32_t vr_table_slots(void)
+{
+	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
+
+	return t ? t->mask + 1 : 0;
+}
+
+void bravo_enable_slowpath(struct bravo *b)
+{
+	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+
+	if (w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK))
+		return; /* already on, or a writer-preferring writer waits */
+	if (bravo_inhibited(w, bravo_now()))
+		return;
+	if (!vr_table_init(0))
+		return;
+	/*
+	 * One attempt: losing the race means another reader set it or a writer
+	 * arrived.  Release pairs with the fast path's acquire of the word, so
+	 * a reader that sees RBias also sees the table.
+	 */
+	atomic_compare_exchange_strong_explicit(&b->word, &w, w | BRAVO_RBIAS,
+						memory_order_release,
+						memory_order_relaxed);
+}
+
+static void bravo_inhibit(struct bravo *b, uint64_t start)
+{
+	uint64_t now = bravo_now();
+	uint64_t until = now + (now - start) * bravo_slowdown_n;
+	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+	uint64_t low = (UINT64_C(1) << BRAVO_TIME_SHIFT) - 1;
+
+	/* CAS loop: waiting writers may change the count bits meanwhile. */
+	while (!atomic_compare_exchange_weak_explicit(&b->word, &w,
+						      (w & low) | (until << BRAVO_TIME_SHIFT),
+						      memory_order_relaxed,
+						      memory_order_relaxed))
+		;
+}
+
+/* Wait until no slot holds lock: spin, then yield (readers never wake us). */
+static int vr_wait_for_readers(const void *lock, const struct deadline *dl, bool nowait)
+{
+	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
+
+	for (uint32_t i = 0; i <= t->mask; i++) {
+		unsigned spins = 0;
+
+		/* seq_cst: ordered after the RBias clear (Dekker, see bravo.h). */
+		while (atomic_load_explicit(&t->slot[i], memory_order_seq_cst) == lock) {
+			if (nowait)
+				return EBUSY;
+			if (++spins < wait_spin_budget) {
+				cpu_relax();
+				continue;
+			}
+			if (deadline_passed(dl))
+				return ETIMEDOUT;
+			wait_yield();
+		}
+	}
+	atomic_thread_fence(memory_order_acquire);
+	return 0;
+}
+
+int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl, bool nowait)
+{
+	uint64_t start = bravo_now();
+	int r;
+
+	atomic_fetch_and_explicit(&b->word, ~BRAVO_RBIAS, memory_order_seq_cst);
+	r = vr_wait_for_readers(lock, dl, nowait);
+	bravo_inhibit(b, start);
+	return r;
+}
+
+bool bravo_has_fast_readers(struct bravo *b, const void *lock)
+{
+	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
+
+	/* A word of 0 never had bias: no reader can be in the table. */
+	if (!t || (atomic_load_explicit(&b->word, memory_order_acquire) & ~BRAVO_WAITERS_MASK) == 0)
+		return false;
+	for (uint32_t i = 0; i <= t->mask; i++)
+		if (atomic_load_explicit(&t->slot[i], memory_order_acquire) == lock)
+			return true;
+	return false;
+}

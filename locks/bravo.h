@@ -1,0 +1,285 @@
+/*
+ * bravo.h - BRAVO, biased locking for reader-writer locks.
+ *
+ * D. Dice and A. Kogan, "BRAVO: Biased Locking for Reader-Writer Locks",
+ * USENIX ATC 2019, Listing 1.  One generic wrapper over any underlying lock
+ * that provides struct rw_ops; libbravo composes it over BA (BRAVO-BA) and
+ * over glibc's rwlock (BRAVO-pthread).
+ *
+ * The lock adds one 64-bit word to the underlying lock (the paper keeps
+ * RBias and InhibitUntil apart and notes they fold into one field):
+ *
+ *   bit  0       BRAVO_RBIAS   readers may use the visible readers table
+ *   bits 1..15   writers waiting (only for writer-preferring locks)
+ *   bits 16..63  InhibitUntil, 48-bit modular time in bravo_now() units
+ *
+ * All-zero is "no bias, not inhibited": the first slow-path reader enables
+ * bias, so a zero-filled lock is valid.
+ *
+ * Invariants:
+ *  - RBias is set only by a reader holding read permission on the
+ *    underlying lock, and cleared only by a writer holding write permission,
+ *    so writers see it stable while they hold the underlying lock.
+ *  - A fast-path reader holds read permission iff its table slot holds the
+ *    lock's address and it saw RBias set (and no waiting writer) after
+ *    publishing that slot.
+ *  - A writer that found RBias set clears it, then waits until no slot holds
+ *    the lock before it enters.  The reader's publish-then-recheck and the
+ *    writer's clear-then-scan form a Dekker pair (see bravo_read_fast): each
+ *    side's store is ordered before its load by a full fence (a locked RMW
+ *    on x86; seq_cst in C11).
+ *  - After a revocation that took time T, slow readers do not re-enable bias
+ *    for N*T (the slow-down guard), bounding writer slow-down to 1/(N+1).
+ *
+ * The visible readers table (vr_table) is process-wide, shared by all locks.
+ */
+#ifndef LIBBRAVO_BRAVO_H
+#define LIBBRAVO_BRAVO_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "wait.h"
+
+#define BRAVO_RBIAS        UINT64_C(0x1)
+#define BRAVO_WAITER       UINT64_C(0x2)
+#define BRAVO_WAITERS_MASK UINT64_C(0xfffe)
+#define BRAVO_TIME_SHIFT   16
+
+#define VR_TABLE_MIN_SLOTS 4096u
+
+struct bravo {
+	_Atomic uint64_t word;
+};
+
+typedef _Atomic(const void *) vr_slot_t;
+
+/*
+ * The visible readers table: a power of two of slots, each NULL or the
+ * address of a lock one fast-path reader holds.  The mask lives in the same
+ * block as the slots, so one acquire of the pointer publishes both; it sits
+ * on its own 128-byte sector, read-only once published.
+ */
+struct vr_table {
+	uint32_t mask;
+	char pad[128 - sizeof(uint32_t)];
+	vr_slot_t slot[];
+};
+
+extern struct vr_table *_Atomic vr_table;
+/* Slow-down guard N (BRAVO_N). */
+extern unsigned bravo_slowdown_n;
+
+/*
+ * Allocate the table once (idempotent, thread-safe).  slots is rounded up
+ * to a power of two, never below VR_TABLE_MIN_SLOTS; 0 picks the default
+ * size from the number of CPUs.  Returns false if no memory could be had
+ * (bias then simply stays off).
+ */
+bool vr_table_init(uint32_t slots);
+uint32_t vr_table_default_slots(void);
+uint32_t vr_table_slots(void);
+
+/* The underlying lock, as BRAVO sees it. 0 or ETIMEDOUT from blocking calls. */
+struct rw_ops {
+	int (*read_lock)(void *u, const struct deadline *dl);
+	bool (*read_trylock)(void *u);
+	void (*read_unlock)(void *u);
+	int (*write_lock)(void *u, const struct deadline *dl);
+	bool (*write_trylock)(void *u);
+	void (*write_unlock)(void *u);
+};
+
+/* Time for InhibitUntil: cheap, monotonic, in units of about 2^10 ns. */
+static inline uint64_t bravo_now(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc() >> 10; /* invariant TSC, ~1024 cycles */
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) >> 10;
+#endif
+}
+
+/* Mix32 (Steele, Lea, Flood: SplitMix) of the lock and the thread's identity. */
+static inline uint32_t bravo_mix32(uint64_t z)
+{
+	z = (z ^ (z >> 33)) * UINT64_C(0x62a9d9ed799705f5);
+	return (uint32_t)(((z ^ (z >> 28)) * UINT64_C(0xcb24d0a5c88c35b3)) >> 32);
+}
+
+extern __thread char bravo_self __attribute__((tls_model("initial-exec")));
+
+static inline vr_slot_t *vr_slot_of(struct vr_table *t, const void *lock)
+{
+	uint64_t self = (uint64_t)(uintptr_t)&bravo_self;
+
+	return &t->slot[bravo_mix32((uint64_t)(uintptr_t)lock ^ (self << 7)) & t->mask];
+}
+
+/* True while bias may not be re-enabled (modular 48-bit comparison). */
+static inline bool bravo_inhibited(uint64_t word, uint64_t now)
+{
+	uint64_t until = word >> BRAVO_TIME_SHIFT;
+
+	return (int64_t)((until - now) << BRAVO_TIME_SHIFT) > 0;
+}
+
+/*
+ * Reader fast path (Listing 1, lines 12-21).  Returns the slot the reader
+ * published in, or NULL if it must take the slow path.
+ */
+static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
+{
+	/* Acquire: seeing RBias implies seeing the table that was set up first. */
+	uint64_t w = atomic_load_explicit(&b->word, memory_order_acquire);
+	struct vr_table *table;
+	vr_slot_t *slot;
+	const void *empty = NULL;
+
+	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) != BRAVO_RBIAS)
+		return NULL;
+	table = atomic_load_explicit(&vr_table, memory_order_acquire);
+	if (!table)
+		return NULL;
+	slot = vr_slot_of(table, lock);
+	/*
+	 * Dekker pair with bravo_revoke(): the seq_cst CAS publishes the slot
+	 * before the seq_cst recheck below reads RBias; the writer clears RBias
+	 * with a seq_cst RMW before its seq_cst scan.  Either the writer sees
+	 * our slot, or we see RBias clear (or a waiting writer) and back out.
+	 */
+	if (!atomic_compare_exchange_strong_explicit(slot, &empty, lock,
+						     memory_order_seq_cst,
+						     memory_order_relaxed))
+		return NULL; /* collision: slot busy */
+	w = atomic_load_explicit(&b->word, memory_order_seq_cst);
+	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS)
+		return slot;
+	atomic_store_explicit(slot, NULL, memory_order_relaxed);
+	return NULL;
+}
+
+static inline void bravo_read_fast_unlock(vr_slot_t *slot)
+{
+	/* Release: the critical section happens before the writer's scan sees NULL. */
+	atomic_store_explicit(slot, NULL, memory_order_release);
+}
+
+/* Slow-path reader holding read permission: maybe re-enable bias (l. 25-26). */
+void bravo_enable_slowpath(struct bravo *b);
+
+static inline void bravo_read_acquired_slow(struct bravo *b)
+{
+	if (!(atomic_load_explicit(&b->word, memory_order_relaxed) & BRAVO_RBIAS))
+		bravo_enable_slowpath(b);
+}
+
+/*
+ * Revocation (l. 37-49), by a writer holding write permission on the
+ * underlying lock.  Waits for fast readers (spin, then yield) until dl; with
+ * nowait, returns EBUSY instead of waiting.  Returns 0, ETIMEDOUT or EBUSY;
+ * on error the caller still holds the underlying lock and must release it.
+ */
+int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl, bool nowait);
+
+static inline int bravo_write_acquired(struct bravo *b, const void *lock,
+				       const struct deadline *dl, bool nowait)
+{
+	/* Relaxed: RBias changes only under the underlying lock we now hold. */
+	if (atomic_load_explicit(&b->word, memory_order_relaxed) & BRAVO_RBIAS)
+		return bravo_revoke(b, lock, dl, nowait);
+	return 0;
+}
+
+/* True if some fast-path reader holds lock (a racy snapshot). */
+bool bravo_has_fast_readers(struct bravo *b, const void *lock);
+
+/* ---- the generic wrapper: BRAVO over an underlying lock u ---- */
+
+#define BRAVO_INLINE static inline __attribute__((always_inline))
+
+/* *cookie: the reader's slot (fast path) or 0 (slow path), for the unlock. */
+BRAVO_INLINE int bravo_read_lock(struct bravo *b, void *u, const struct rw_ops *ops,
+				 uintptr_t *cookie, const struct deadline *dl)
+{
+	vr_slot_t *slot = bravo_read_fast(b, u);
+	int r;
+
+	if (slot) {
+		*cookie = (uintptr_t)slot;
+		return 0;
+	}
+	*cookie = 0;
+	r = ops->read_lock(u, dl);
+	if (r == 0)
+		bravo_read_acquired_slow(b);
+	return r;
+}
+
+BRAVO_INLINE bool bravo_read_trylock(struct bravo *b, void *u, const struct rw_ops *ops,
+				     uintptr_t *cookie)
+{
+	vr_slot_t *slot = bravo_read_fast(b, u);
+
+	*cookie = (uintptr_t)slot;
+	if (slot)
+		return true;
+	if (!ops->read_trylock(u))
+		return false;
+	bravo_read_acquired_slow(b);
+	return true;
+}
+
+BRAVO_INLINE void bravo_read_unlock(void *u, const struct rw_ops *ops, uintptr_t cookie)
+{
+	if (cookie)
+		bravo_read_fast_unlock((vr_slot_t *)cookie);
+	else
+		ops->read_unlock(u);
+}
+
+/*
+ * writer_pref: the underlying lock prefers writers; the writer then also
+ * shuts the fast path while it waits, so no reader slips in through the
+ * table ahead of it.
+ */
+BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops *ops,
+				  bool writer_pref, const struct deadline *dl)
+{
+	int r;
+
+	if (writer_pref) /* seq_cst: Dekker pair with the fast path's recheck */
+		atomic_fetch_add_explicit(&b->word, BRAVO_WAITER, memory_order_seq_cst);
+	r = ops->write_lock(u, dl);
+	if (r == 0) {
+		r = bravo_write_acquired(b, u, dl, false);
+		if (r)
+			ops->write_unlock(u);
+	}
+	if (writer_pref)
+		atomic_fetch_sub_explicit(&b->word, BRAVO_WAITER, memory_order_relaxed);
+	return r;
+}
+
+BRAVO_INLINE bool bravo_write_trylock(struct bravo *b, void *u, const struct rw_ops *ops)
+{
+	if (!ops->write_trylock(u))
+		return false;
+	if (bravo_write_acquired(b, u, NULL, true) == 0)
+		return true;
+	ops->write_unlock(u); /* fast readers inside: a try-lock must not wait */
+	return false;
+}
+
+BRAVO_INLINE void bravo_write_unlock(void *u, const struct rw_ops *ops)
+{
+	ops->write_unlock(u);
+}
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * wait.c - futex glue for the spin-then-park primitive (see wait.h).
+ */
+#include "wait.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+unsigned wait_spin_budget = 128;
+
+static long sys_futex(_Atomic uint32_t *uaddr, int op, uint32_t val,
+		      const struct timespec *ts, uint32_t val3)
+{
+	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, ts, NULL, val3);
+}
+
+bool deadline_passed(const struct deadline *dl)
+{
+	struct timespec now;
+
+	if (!dl || !dl->abstime)
+		return false;
+	if (dl->abstime->tv_sec < 0)
+		return true;
+	clock_gettime(dl->clock, &now);
+	if (now.tv_sec != dl->abstime->tv_sec)
+		return now.tv_sec > dl->abstime->tv_sec;
+	return now.tv_nsec >= dl->abstime->tv_nsec;
+}
+
+int wait_park(_Atomic uint32_t *word, uint32_t expected, const struct deadline *dl)
+{
+	int op = FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG;
+	const struct timespec *ts = NULL;
+
+	if (dl && dl->abstime) {
+		/* The kernel rejects a negative absolute time with EINVAL. */
+		if (deadline_passed(dl))
+			return ETIMEDOUT;
+		ts = dl->abstime;
+		if (dl->clock == CLOCK_REALTIME)
+			op |= FUTEX_CLOCK_REALTIME;
+	}
+	if (sys_futex(word, op, expected, ts, FUTEX_BITSET_MATCH_ANY) == 0)
+		return 0;
+	if (errno == ETIMEDOUT)
+		return ETIMEDOUT;
+	/* EAGAIN (word changed), EINTR (signal): the caller re-checks. */
+	return 0;
+}
+
+void wait_wake(_Atomic uint32_t *word, int count)
+{
+	sys_futex(word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)count, NULL, 0);
+}
+
+void wait_yield(void)
+{
+	sched_yield();
+}

@@ -1,0 +1,60 @@
+/*
+ * config.c - environment settings (see config.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../locks/bravo.h"
+#include "../locks/wait.h"
+
+struct config config;
+
+/* Parse a decimal in [min, max]; on error, say so and keep *out. */
+static void env_uint(const char *name, unsigned long min, unsigned long max,
+		     bool pow2, unsigned long *out)
+{
+	const char *s = getenv(name);
+	unsigned long v;
+	char *end;
+
+	if (!s)
+		return;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s == '-' || *s == '\0' || *end != '\0' || errno || v < min || v > max ||
+	    (pow2 && (v & (v - 1)))) {
+		fprintf(stderr, "libbravo: ignoring %s=\"%s\" (want %s%lu..%lu); using %lu\n",
+			name, s, pow2 ? "a power of two in " : "", min, max, *out);
+		return;
+	}
+	*out = v;
+}
+
+void config_load(void)
+{
+	unsigned long n = 9, slots = vr_table_default_slots(), spin = 128, verbose = 0;
+
+	env_uint("BRAVO_N", 0, 1000000, false, &n);
+	env_uint("BRAVO_TABLE_SIZE", VR_TABLE_MIN_SLOTS, 1ul << 24, true, &slots);
+	env_uint("BRAVO_SPIN", 0, 1000000, false, &spin);
+	env_uint("BRAVO_VERBOSE", 0, 1, false, &verbose);
+	config.slowdown_n = (unsigned)n;
+	config.table_slots = (uint32_t)slots;
+	config.spin = (unsigned)spin;
+	config.verbose = verbose != 0;
+	bravo_slowdown_n = config.slowdown_n;
+	wait_spin_budget = config.spin;
+}
+
+void config_announce(const char *variant)
+{
+	if (!config.verbose)
+		return;
+	fprintf(stderr, "libbravo: variant=%s table_slots=%u slowdown_n=%u spin=%u cpus=%ld pid=%ld\n",
+		variant, vr_table_slots(), config.slowdown_n, config.spin,
+		sysconf(_SC_NPROCESSORS_ONLN), (long)getpid());
+}

@@ -1,0 +1,65 @@
+/*
+ * handle.h - what libbravo keeps in the program's 56-byte pthread_rwlock_t.
+ *
+ * glibc's layout is ABI (the public static initializers fix it), so the
+ * handle reuses it:
+ *
+ *   __shared  (offset 28)  non-zero only for PTHREAD_PROCESS_SHARED locks,
+ *                          written only by glibc's init: such locks stay
+ *                          glibc's, operated in place, and are recognized
+ *                          from the bytes alone, also in a process that only
+ *                          maps the memory.  libbravo never writes it.
+ *   __flags   (offset 48)  the kind; 2 = PREFER_WRITER_NONRECURSIVE_NP.
+ *   __pad3    (offset 16)  HANDLE_DESTROYED after destroy, 0 after init.
+ *   __pad2    (offset 40)  the BRAVO word (RBias, waiting writers,
+ *                          InhibitUntil) for the BRAVO variants.
+ *   offsets 0..15          the BA lock, for BA and BRAVO-BA.
+ *   the whole struct       glibc's own lock, for BRAVO-pthread (glibc
+ *                          leaves __pad2 and __pad3 alone).
+ *
+ * All-zero bytes (PTHREAD_RWLOCK_INITIALIZER) are an unlocked private lock
+ * in every variant.
+ */
+#ifndef LIBBRAVO_HANDLE_H
+#define LIBBRAVO_HANDLE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../locks/bravo.h"
+
+#define HANDLE_DESTROYED 0xdeadb7a0u
+
+_Static_assert(sizeof(pthread_rwlock_t) == 56, "glibc 64-bit pthread_rwlock_t layout");
+_Static_assert(offsetof(pthread_rwlock_t, __data.__pad2) % 8 == 0, "BRAVO word alignment");
+_Static_assert(offsetof(pthread_rwlock_t, __data.__pad3) >= 16, "BA fits below __pad3");
+
+static inline bool handle_is_pshared(pthread_rwlock_t *rw)
+{
+	return __atomic_load_n(&rw->__data.__shared, __ATOMIC_RELAXED) != 0;
+}
+
+static inline bool handle_is_destroyed(pthread_rwlock_t *rw)
+{
+	return __atomic_load_n(&rw->__data.__pad3, __ATOMIC_RELAXED) == HANDLE_DESTROYED;
+}
+
+static inline void handle_mark_destroyed(pthread_rwlock_t *rw)
+{
+	__atomic_store_n(&rw->__data.__pad3, HANDLE_DESTROYED, __ATOMIC_RELAXED);
+}
+
+static inline bool handle_prefers_writers(pthread_rwlock_t *rw)
+{
+	return rw->__data.__flags == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+}
+
+static inline struct bravo *handle_bravo(pthread_rwlock_t *rw)
+{
+	return (struct bravo *)(void *)&rw->__data.__pad2;
+}
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * held.c - growth and thread-exit cleanup of the held-lock list (held.h).
+ */
+#include "held.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+__thread struct held_list held_tls __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t held_key;
+static pthread_once_t held_key_once = PTHREAD_ONCE_INIT;
+static int held_key_ok;
+
+/* Thread exit: free the spill array (locks still held stay held). */
+static void held_free_spill(void *spill)
+{
+	struct held_list *l = &held_tls;
+
+	if (l->spill == spill) {
+		l->spill = NULL;
+		l->cap = 0;
+		l->n = 0;
+	}
+	free(spill);
+}
+
+static void held_key_create(void)
+{
+	held_key_ok = pthread_key_create(&held_key, held_free_spill) == 0;
+}
+
+struct held *held_grow(void)
+{
+	struct held_list *l = &held_tls;
+	uint32_t cap = l->spill ? l->cap * 2 : HELD_INLINE * 4;
+	struct held *spill;
+
+	pthread_once(&held_key_once, held_key_create);
+	if (!held_key_ok)
+		return NULL;
+	spill = malloc(cap * sizeof(*spill));
+	if (!spill)
+		return NULL;
+	memcpy(spill, held_entries(l), l->n * sizeof(*spill));
+	if (pthread_setspecific(held_key, spill) != 0) {
+		free(spill);
+		return NULL;
+	}
+	free(l->spill);
+	l->spill = spill;
+	l->cap = cap;
+	return spill;
+}
+
+uint32_t held_count(void)
+{
+	return held_tls.n;
+}

@@ -1,0 +1,77 @@
+/*
+ * variant_ba.c - the BA variant: the phase-fair lock inline in the handle.
+ * Phase-fair whatever kind the program asks for.
+ */
+#include "variant.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "../locks/ba.h"
+#include "handle.h"
+
+const char variant_name[] = "ba";
+
+_Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
+	       "BA fits before the handle's marker");
+
+static inline struct ba_lock *ba_of(pthread_rwlock_t *rw)
+{
+	return (struct ba_lock *)(void *)rw;
+}
+
+void variant_load(void)
+{
+}
+
+int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
+{
+	int kind = PTHREAD_RWLOCK_DEFAULT_NP;
+
+	if (attr)
+		pthread_rwlockattr_getkind_np(attr, &kind);
+	memset(rw, 0, sizeof(*rw));
+	rw->__data.__flags = (unsigned)kind; /* kept for the program's sake only */
+	return 0;
+}
+
+int variant_destroy(pthread_rwlock_t *rw)
+{
+	return ba_is_idle(ba_of(rw)) ? 0 : EBUSY;
+}
+
+int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+{
+	(void)data;
+	return ba_read_lock(ba_of(rw), dl);
+}
+
+int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	(void)data;
+	return ba_read_trylock(ba_of(rw)) ? 0 : EBUSY;
+}
+
+void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)data;
+	ba_read_unlock(ba_of(rw));
+}
+
+int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+{
+	(void)data;
+	return ba_write_lock(ba_of(rw), dl);
+}
+
+int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	(void)data;
+	return ba_write_trylock(ba_of(rw)) ? 0 : EBUSY;
+}
+
+void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)data;
+	ba_write_unlock(ba_of(rw));
+}
