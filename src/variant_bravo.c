@@ -62,11 +62,15 @@ static bool under_idle(pthread_rwlock_t *rw)
 	return ba_is_idle((struct ba_lock *)(void *)rw);
 }
 
-/* BA is phase-fair: no reader can starve a waiting writer already. */
+/*
+ * BA is phase-fair: a reader that arrives while a writer waits must wait
+ * for that writer's phase.  The writer therefore shuts the fast path while
+ * it waits too, or readers would slip in through the table.
+ */
 static bool writer_pref(pthread_rwlock_t *rw)
 {
 	(void)rw;
-	return false;
+	return true;
 }
 
 int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
