@@ -93,16 +93,22 @@ struct rw_ops {
 	void (*write_unlock)(void *u);
 };
 
-/* Time for InhibitUntil: cheap, monotonic, in units of about 2^10 ns. */
+/*
+ * Time for InhibitUntil: cheap and monotonic, in units of 256 TSC cycles
+ * (about 100 ns) or 256 ns.  The 48-bit field then spans months; it is
+ * compared modulo 2^48, so only a lock left untouched for over half that
+ * span can see its inhibition wrongly extended (bias stays off longer:
+ * slower, never wrong).
+ */
 static inline uint64_t bravo_now(void)
 {
 #if defined(__x86_64__)
-	return __builtin_ia32_rdtsc() >> 10; /* invariant TSC, ~1024 cycles */
+	return __builtin_ia32_rdtsc() >> 8; /* invariant TSC */
 #else
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) >> 10;
+	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) >> 8;
 #endif
 }
 
@@ -245,24 +251,33 @@ BRAVO_INLINE void bravo_read_unlock(void *u, const struct rw_ops *ops, uintptr_t
 }
 
 /*
- * writer_pref: the underlying lock prefers writers; the writer then also
- * shuts the fast path while it waits, so no reader slips in through the
- * table ahead of it.
+ * writer_pref: the underlying lock admits no new reader while a writer
+ * waits (writer preference, or BA's phase-fairness).  A writer that has to
+ * wait then also shuts the fast path, or readers would slip in through the
+ * table ahead of it.  It counts itself in the word only once the try-lock
+ * failed: readers that got in before that arrived before it, and an
+ * uncontended writer pays no extra atomic.
  */
 BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops *ops,
 				  bool writer_pref, const struct deadline *dl)
 {
-	int r;
+	bool announced = false;
+	int r = 0;
 
-	if (writer_pref) /* seq_cst: Dekker pair with the fast path's recheck */
+	if (!writer_pref) {
+		r = ops->write_lock(u, dl);
+	} else if (!ops->write_trylock(u)) {
+		/* seq_cst: Dekker pair with the fast path's recheck (bravo_read_fast) */
 		atomic_fetch_add_explicit(&b->word, BRAVO_WAITER, memory_order_seq_cst);
-	r = ops->write_lock(u, dl);
+		announced = true;
+		r = ops->write_lock(u, dl);
+	}
 	if (r == 0) {
 		r = bravo_write_acquired(b, u, dl, false);
 		if (r)
-			ops->write_unlock(u);
+			ops->write_unlock(u); /* revocation timed out */
 	}
-	if (writer_pref)
+	if (announced)
 		atomic_fetch_sub_explicit(&b->word, BRAVO_WAITER, memory_order_relaxed);
 	return r;
 }

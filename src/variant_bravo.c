@@ -63,14 +63,15 @@ static bool under_idle(pthread_rwlock_t *rw)
 }
 
 /*
- * BA is phase-fair: a reader that arrives while a writer waits must wait
- * for that writer's phase.  The writer therefore shuts the fast path while
- * it waits too, or readers would slip in through the table.
+ * BA is phase-fair already: a waiting writer holds off new slow readers,
+ * and fast readers that slip in before its revocation only lengthen the
+ * current reader phase.  A program that asks for the writer-preferring kind
+ * gets the fast path shut while a writer waits as well, as under
+ * BRAVO-pthread.
  */
 static bool writer_pref(pthread_rwlock_t *rw)
 {
-	(void)rw;
-	return true;
+	return handle_prefers_writers(rw);
 }
 
 int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
