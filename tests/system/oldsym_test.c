@@ -6,7 +6,9 @@
  * usage: oldsym_test EXPECTED_OBJECT   (basename of the .so that must answer)
  * Exit 0 on success, 1 with a message on failure.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <libgen.h>
