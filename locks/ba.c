@@ -13,18 +13,49 @@ void ba_init(struct ba_lock *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* The 32-bit writer half of rin, the futex word readers sleep on. */
+static _Atomic uint32_t *rin_whalf(struct ba_lock *l)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (_Atomic uint32_t *)(void *)&l->rin;
+#else
+	return (_Atomic uint32_t *)(void *)&l->rin + 1;
+#endif
+}
+
+static uint32_t rin_count(uint64_t rin)
+{
+	return (uint32_t)(rin >> 32) & BA_COUNT_MASK;
+}
+
+static uint32_t rout_count(uint32_t rout)
+{
+	return (rout >> 1) & BA_COUNT_MASK;
+}
+
+/* Spin while the writer phase wphase is in force; true if it ended. */
+static bool ba_spin_phase(struct ba_lock *l, uint64_t wphase)
+{
+	for (unsigned i = 0; i < wait_spin_budget; i++) {
+		if ((atomic_load_explicit(&l->rin, memory_order_relaxed) & BA_WPHASE) != wphase)
+			return true;
+		cpu_relax();
+	}
+	return false;
+}
+
 /*
  * Withdraw a reader's arrival after a time-out.  Succeeds only while the
- * writer phase wbits that blocked it is still in force: that writer took its
- * snapshot of rin before our arrival, and no later writer can have taken a
- * snapshot yet, so nobody counts the withdrawn reader.  If the phase changed
+ * writer phase wphase that blocked it is still in force: that writer took
+ * its snapshot of rin before our arrival, and no later writer can have taken
+ * one yet, so nobody counts the withdrawn reader.  If the phase ended
  * meanwhile, the reader has been admitted and keeps the lock.
  */
-static bool ba_read_withdraw(struct ba_lock *l, uint32_t wbits)
+static bool ba_read_withdraw(struct ba_lock *l, uint64_t wphase)
 {
-	uint32_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 
-	while ((v & BA_WBITS) == wbits) {
+	while ((v & BA_WPHASE) == wphase) {
 		if (atomic_compare_exchange_weak_explicit(&l->rin, &v, v - BA_RINC,
 							  memory_order_relaxed,
 							  memory_order_relaxed))
@@ -34,31 +65,32 @@ static bool ba_read_withdraw(struct ba_lock *l, uint32_t wbits)
 	return false;
 }
 
-int ba_read_lock_slowpath(struct ba_lock *l, uint32_t wbits, const struct deadline *dl)
+int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadline *dl)
 {
 	for (;;) {
-		uint32_t v = atomic_load_explicit(&l->rin, memory_order_acquire);
+		uint64_t v = atomic_load_explicit(&l->rin, memory_order_acquire);
 
-		if ((v & BA_WBITS) != wbits)
+		if ((v & BA_WPHASE) != wphase)
 			return 0;
-		if (wait_spin(&l->rin, BA_WBITS, wbits))
+		if (ba_spin_phase(l, wphase))
 			continue;
 		if (!(v & BA_RPARK) &&
 		    !atomic_compare_exchange_weak_explicit(&l->rin, &v, v | BA_RPARK,
 							   memory_order_relaxed,
 							   memory_order_relaxed))
 			continue;
-		if (wait_park(&l->rin, v | BA_RPARK, dl) == ETIMEDOUT &&
-		    ba_read_withdraw(l, wbits))
+		/* Arriving readers change only rin's upper half: no spurious EAGAIN. */
+		if (wait_park(rin_whalf(l), (uint32_t)((v | BA_RPARK) & BA_WHALF), dl) == ETIMEDOUT &&
+		    ba_read_withdraw(l, wphase))
 			return ETIMEDOUT;
 	}
 }
 
 bool ba_read_trylock(struct ba_lock *l)
 {
-	uint32_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 
-	while (!(v & BA_WBITS)) {
+	while (!(v & BA_PRES)) {
 		if (atomic_compare_exchange_weak_explicit(&l->rin, &v, v + BA_RINC,
 							  memory_order_acquire,
 							  memory_order_relaxed))
@@ -117,29 +149,39 @@ static void wmutex_unlock(struct ba_lock *l)
 
 /* ---- writer phases ---- */
 
-/* Announce the writer; returns the count of readers it must wait for. */
+/*
+ * Start a writer phase (wmutex held): set BA_PRES and the next sequence
+ * number.  Returns the count of readers admitted before it.  acq_rel: later
+ * readers see the phase; we see earlier readers' arrivals.
+ */
 static uint32_t ba_write_announce(struct ba_lock *l)
 {
-	uint32_t wbits = BA_PRES | (l->wphase++ & BA_PHID);
+	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+	uint64_t seq, nv;
 
-	/* acq_rel: later readers see the bits; we see earlier readers' arrivals. */
-	return BA_COUNT(atomic_fetch_add_explicit(&l->rin, wbits, memory_order_acq_rel));
+	do {
+		seq = ((v & BA_WHALF & ~(BA_PRES | BA_RPARK)) + BA_SEQ_INC) & BA_WHALF;
+		nv = (v & ~BA_WHALF) | seq | BA_PRES | (v & BA_RPARK);
+	} while (!atomic_compare_exchange_weak_explicit(&l->rin, &v, nv,
+							 memory_order_acq_rel,
+							 memory_order_relaxed));
+	return rin_count(v);
 }
 
 /* End the writer phase: admit waiting readers, then pass on the mutex. */
 static void ba_write_leave(struct ba_lock *l)
 {
-	uint32_t old = atomic_fetch_and_explicit(&l->rin, ~(BA_WBITS | BA_RPARK),
+	uint64_t old = atomic_fetch_and_explicit(&l->rin, ~(BA_PRES | BA_RPARK),
 						 memory_order_release);
 
 	if (old & BA_RPARK)
-		wait_wake(&l->rin, INT_MAX);
+		wait_wake(rin_whalf(l), INT_MAX);
 	wmutex_unlock(l);
 }
 
 static bool ba_drained(struct ba_lock *l, uint32_t ticket)
 {
-	return BA_COUNT(atomic_load_explicit(&l->rout, memory_order_acquire)) == ticket;
+	return rout_count(atomic_load_explicit(&l->rout, memory_order_acquire)) == ticket;
 }
 
 int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
@@ -152,11 +194,11 @@ int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
 	while (!ba_drained(l, ticket)) {
 		uint32_t v = atomic_load_explicit(&l->rout, memory_order_relaxed);
 
-		if (wait_spin(&l->rout, ~(BA_RINC - 1), v))
+		if (wait_spin(&l->rout, ~BA_WPARK, v))
 			continue;
-		/* Set WPARK, then re-check the count in the value we parked on. */
+		/* Set WPARK, then re-check the count in the value we park on. */
 		v = atomic_fetch_or_explicit(&l->rout, BA_WPARK, memory_order_acq_rel) | BA_WPARK;
-		if (BA_COUNT(v) == ticket)
+		if (rout_count(v) == ticket)
 			break;
 		if (wait_park(&l->rout, v, dl) == ETIMEDOUT && !ba_drained(l, ticket)) {
 			ba_write_leave(l);
@@ -173,8 +215,8 @@ bool ba_write_trylock(struct ba_lock *l)
 
 	if (!wmutex_trylock(l))
 		return false;
-	if (BA_COUNT(atomic_load_explicit(&l->rin, memory_order_relaxed)) !=
-	    BA_COUNT(atomic_load_explicit(&l->rout, memory_order_relaxed))) {
+	if (rin_count(atomic_load_explicit(&l->rin, memory_order_relaxed)) !=
+	    rout_count(atomic_load_explicit(&l->rout, memory_order_relaxed))) {
 		wmutex_unlock(l);
 		return false;
 	}
@@ -192,9 +234,9 @@ void ba_write_unlock(struct ba_lock *l)
 
 bool ba_is_idle(struct ba_lock *l)
 {
-	uint32_t in = atomic_load_explicit(&l->rin, memory_order_acquire);
+	uint64_t in = atomic_load_explicit(&l->rin, memory_order_acquire);
 	uint32_t out = atomic_load_explicit(&l->rout, memory_order_acquire);
 
-	return !(in & BA_WBITS) && BA_COUNT(in) == BA_COUNT(out) &&
+	return !(in & BA_PRES) && rin_count(in) == rout_count(out) &&
 	       atomic_load_explicit(&l->wmutex, memory_order_relaxed) == 0;
 }

@@ -13,29 +13,34 @@
  *
  * Reader indicator as in PF-T/PF-Q: a pair of central counters.
  *
- *   rin   bits 31..8  readers that have arrived (in units of BA_RINC)
- *         bit  2      BA_RPARK: a reader sleeps on rin
- *         bit  1      BA_PRES:  a writer is present
- *         bit  0      BA_PHID:  phase id of the present writer
- *   rout  bits 31..8  readers that have departed
- *         bit  0      BA_WPARK: the writer sleeps on rout
+ *   rin   bits 63..32  readers that have arrived
+ *         bits 31..2   writer phase sequence number (BA_SEQ_INC steps)
+ *         bit  1       BA_RPARK: a reader sleeps on rin's writer half
+ *         bit  0       BA_PRES:  a writer is present
+ *   rout  bits 31..1   readers that have departed
+ *         bit  0       BA_WPARK: the writer sleeps on rout
  *
- * Counts wrap modulo 2^24; only equality of counts is ever tested.
+ * Arrival and departure counts are compared modulo 2^31, and only for
+ * equality.  Writers are serialized by wmutex (0 free, 1 held, 2 held with
+ * sleepers).  The mutex holder sets BA_PRES and a new sequence number in
+ * rin, which both shuts out new readers and snapshots the number of readers
+ * admitted before it; it enters when rout's count reaches that snapshot.
  *
- * Writers are serialized by wmutex (0 free, 1 held, 2 held with sleepers).
- * The mutex holder adds BA_PRES|phase to rin, which both announces it to new
- * readers and snapshots the number of readers admitted before it; it enters
- * when rout's count reaches that snapshot.  Consecutive writers alternate the
- * phase id, so readers blocked by one writer see the bits change when the
- * next writer arrives, and enter ahead of it.
+ * A blocked reader waits until rin's writer half (BA_PRES plus sequence)
+ * differs from the value it arrived under.  PF-T gets by with one phase bit
+ * because its writers never leave before the readers they counted have
+ * entered; ours can time out, so a reader descheduled across a writer that
+ * gave up and the next one would see the phase bit repeat.  A 30-bit
+ * sequence makes that repeat need 2^30 timed-out writers in a row.
  *
- * Waiting readers and the draining writer spin briefly and then park on
- * rin/rout (wait.h) instead of the MCS queues of PF-Q: in user space a parked
+ * Waiting readers and the draining writer spin briefly and then park on a
+ * futex (wait.h) instead of the MCS queues of PF-Q: in user space a parked
  * waiter must be woken through the kernel anyway, and a futex word lets a
- * timed waiter leave without unlinking a queue node.  A reader that times out
- * withdraws its arrival with a CAS that succeeds only while the writer phase
- * that blocks it is still in force, so no writer ever counts a reader that
- * is gone.
+ * timed waiter leave without unlinking a queue node.  Readers park on the
+ * 32-bit writer half of rin, which arriving readers never change.  A reader
+ * that times out withdraws its arrival with a CAS that succeeds only while
+ * the writer phase that blocks it is still in force, so no writer ever
+ * counts a reader that is gone.
  *
  * Size: 16 bytes, so BRAVO-BA fits in a pthread_rwlock_t.  All-zero bytes
  * are an unlocked lock.
@@ -49,34 +54,35 @@
 
 #include "wait.h"
 
-#define BA_PHID  0x1u
-#define BA_PRES  0x2u
-#define BA_WBITS (BA_PRES | BA_PHID)
-#define BA_RPARK 0x4u
-#define BA_WPARK 0x1u
-#define BA_RINC  0x100u
-#define BA_COUNT(v) ((v) & ~(BA_RINC - 1))
+#define BA_PRES     UINT64_C(0x1)
+#define BA_RPARK    UINT64_C(0x2)
+#define BA_SEQ_INC  UINT64_C(0x4)
+#define BA_WHALF    UINT64_C(0xffffffff)       /* the writer half of rin */
+#define BA_WPHASE   (BA_WHALF & ~BA_RPARK)     /* PRES + sequence */
+#define BA_RINC     (UINT64_C(1) << 32)
+#define BA_WPARK    UINT32_C(0x1)
+#define BA_ROUT_INC UINT32_C(0x2)
+#define BA_COUNT_MASK UINT32_C(0x7fffffff)
 
 struct ba_lock {
-	_Atomic uint32_t rin;
+	_Atomic uint64_t rin;
 	_Atomic uint32_t rout;
 	_Atomic uint32_t wmutex;
-	uint32_t wphase; /* phase of the next writer; touched only under wmutex */
 };
 
 void ba_init(struct ba_lock *l);
 
 /* 0, or ETIMEDOUT when dl passes first (then nothing is held). */
-int ba_read_lock_slowpath(struct ba_lock *l, uint32_t wbits, const struct deadline *dl);
+int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadline *dl);
 
 static inline int ba_read_lock(struct ba_lock *l, const struct deadline *dl)
 {
-	/* Acquire: pairs with the release of the last writer's bit clear. */
-	uint32_t old = atomic_fetch_add_explicit(&l->rin, BA_RINC, memory_order_acquire);
+	/* Acquire: pairs with the release of the last writer's leave. */
+	uint64_t old = atomic_fetch_add_explicit(&l->rin, BA_RINC, memory_order_acquire);
 
-	if (!(old & BA_WBITS))
+	if (!(old & BA_PRES))
 		return 0;
-	return ba_read_lock_slowpath(l, old & BA_WBITS, dl);
+	return ba_read_lock_slowpath(l, old & BA_WPHASE, dl);
 }
 
 bool ba_read_trylock(struct ba_lock *l);
@@ -86,7 +92,7 @@ void ba_read_unlock_wake(struct ba_lock *l);
 static inline void ba_read_unlock(struct ba_lock *l)
 {
 	/* Release: the critical section happens before the writer's entry. */
-	uint32_t old = atomic_fetch_add_explicit(&l->rout, BA_RINC, memory_order_release);
+	uint32_t old = atomic_fetch_add_explicit(&l->rout, BA_ROUT_INC, memory_order_release);
 
 	if (old & BA_WPARK)
 		ba_read_unlock_wake(l);

@@ -127,21 +127,34 @@ static int vr_wait_for_readers(const void *lock, const struct deadline *dl, bool
 
 int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl, bool nowait)
 {
-	uint64_t start = bravo_now();
+	uint64_t start = bravo_now(), old;
 	int r;
 
-	atomic_fetch_and_explicit(&b->word, ~BRAVO_RBIAS, memory_order_seq_cst);
+	/* seq_cst RMW: the Dekker pair with bravo_read_fast (see bravo.h). */
+	old = atomic_fetch_and_explicit(&b->word, ~(BRAVO_RBIAS | BRAVO_USED), memory_order_seq_cst);
+	if (!(old & BRAVO_USED))
+		return 0; /* no reader took the fast path: nothing to wait for */
 	r = vr_wait_for_readers(lock, dl, nowait);
+	if (r) {
+		/*
+		 * Fast readers are still in the table and the caller is about to
+		 * release the underlying lock: set RBias again, so the next writer
+		 * revokes (and scans) too.  We still hold write permission, the
+		 * only state in which RBias may change hands.
+		 */
+		atomic_fetch_or_explicit(&b->word, BRAVO_RBIAS | BRAVO_USED, memory_order_release);
+		return r;
+	}
 	bravo_inhibit(b, start);
-	return r;
+	return 0;
 }
 
 bool bravo_has_fast_readers(struct bravo *b, const void *lock)
 {
 	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
 
-	/* A word of 0 never had bias: no reader can be in the table. */
-	if (!t || (atomic_load_explicit(&b->word, memory_order_acquire) & ~BRAVO_WAITERS_MASK) == 0)
+	/* Without USED no reader entered through the table since the last scan. */
+	if (!t || !(atomic_load_explicit(&b->word, memory_order_acquire) & BRAVO_USED))
 		return false;
 	for (uint32_t i = 0; i <= t->mask; i++)
 		if (atomic_load_explicit(&t->slot[i], memory_order_acquire) == lock)

@@ -10,7 +10,9 @@
  * RBias and InhibitUntil apart and notes they fold into one field):
  *
  *   bit  0       BRAVO_RBIAS   readers may use the visible readers table
- *   bits 1..15   writers waiting (only for writer-preferring locks)
+ *   bit  1       BRAVO_USED    a reader took the fast path since bias was
+ *                              last revoked (else revocation skips the scan)
+ *   bits 2..15   writers waiting (only for writer-preferring locks)
  *   bits 16..63  InhibitUntil, 48-bit modular time in bravo_now() units
  *
  * All-zero is "no bias, not inhibited": the first slow-path reader enables
@@ -18,8 +20,10 @@
  *
  * Invariants:
  *  - RBias is set only by a reader holding read permission on the
- *    underlying lock, and cleared only by a writer holding write permission,
- *    so writers see it stable while they hold the underlying lock.
+ *    underlying lock, and cleared only by a writer holding write permission
+ *    (which sets it back if it gives up before the table is clear of the
+ *    lock).  So writers see it stable while they hold the underlying lock,
+ *    and one that finds it clear knows no fast reader holds the lock.
  *  - A fast-path reader holds read permission iff its table slot holds the
  *    lock's address and it saw RBias set (and no waiting writer) after
  *    publishing that slot.
@@ -28,6 +32,12 @@
  *    writer's clear-then-scan form a Dekker pair (see bravo_read_fast): each
  *    side's store is ordered before its load by a full fence (a locked RMW
  *    on x86; seq_cst in C11).
+ *  - A fast reader enters only after it saw both RBias and USED set (or set
+ *    USED itself with an RMW that saw RBias set), after publishing its
+ *    slot.  The writer clears both with one RMW; if USED was clear, no
+ *    reader can be inside through the table and the scan is skipped.  This
+ *    makes a lock that is read once and then written (a short-lived lock, a
+ *    write-heavy one) pay one RMW instead of a table scan.
  *  - After a revocation that took time T, slow readers do not re-enable bias
  *    for N*T (the slow-down guard), bounding writer slow-down to 1/(N+1).
  *
@@ -45,8 +55,9 @@
 #include "wait.h"
 
 #define BRAVO_RBIAS        UINT64_C(0x1)
-#define BRAVO_WAITER       UINT64_C(0x2)
-#define BRAVO_WAITERS_MASK UINT64_C(0xfffe)
+#define BRAVO_USED         UINT64_C(0x2)
+#define BRAVO_WAITER       UINT64_C(0x4)
+#define BRAVO_WAITERS_MASK UINT64_C(0xfffc)
 #define BRAVO_TIME_SHIFT   16
 
 #define VR_TABLE_MIN_SLOTS 4096u
@@ -165,8 +176,14 @@ static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
 						     memory_order_relaxed))
 		return NULL; /* collision: slot busy */
 	w = atomic_load_explicit(&b->word, memory_order_seq_cst);
-	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS)
+	if ((w & (BRAVO_RBIAS | BRAVO_USED | BRAVO_WAITERS_MASK)) == (BRAVO_RBIAS | BRAVO_USED))
 		return slot;
+	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS) {
+		/* First fast reader since bias was enabled: tell writers to scan. */
+		w = atomic_fetch_or_explicit(&b->word, BRAVO_USED, memory_order_seq_cst);
+		if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS)
+			return slot;
+	}
 	atomic_store_explicit(slot, NULL, memory_order_relaxed);
 	return NULL;
 }
@@ -190,7 +207,8 @@ static inline void bravo_read_acquired_slow(struct bravo *b)
  * Revocation (l. 37-49), by a writer holding write permission on the
  * underlying lock.  Waits for fast readers (spin, then yield) until dl; with
  * nowait, returns EBUSY instead of waiting.  Returns 0, ETIMEDOUT or EBUSY;
- * on error the caller still holds the underlying lock and must release it.
+ * on error RBias is set again (fast readers remain, so the next writer must
+ * scan) and the caller still holds the underlying lock and must release it.
  */
 int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl, bool nowait);
 

@@ -54,6 +54,16 @@ struct held *held_grow(void)
 	return spill;
 }
 
+void held_filter(bool (*keep)(const void *lock))
+{
+	struct held_list *l = &held_tls;
+	struct held *e = held_entries(l);
+
+	for (uint32_t i = l->n; i-- > 0;)
+		if (!keep(e[i].lock))
+			held_remove(&e[i]);
+}
+
 uint32_t held_count(void)
 {
 	return held_tls.n;

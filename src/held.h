@@ -16,6 +16,7 @@
 #ifndef LIBBRAVO_HELD_H
 #define LIBBRAVO_HELD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum held_mode { HELD_READ = 1, HELD_WRITE = 2 };
@@ -80,6 +81,9 @@ static inline void held_remove(struct held *e)
 
 	*e = held_entries(l)[--l->n];
 }
+
+/* Drop every entry whose lock fails keep(lock) (after fork, in the child). */
+void held_filter(bool (*keep)(const void *lock));
 
 /* Number of locks the calling thread holds (for tests and statistics). */
 uint32_t held_count(void);

@@ -241,8 +241,24 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 	return 0;
 }
 
+static bool is_private_lock(const void *lock)
+{
+	return !handle_is_pshared((pthread_rwlock_t *)lock);
+}
+
+/*
+ * In a forked child the forking thread's list is a copy.  Private locks it
+ * held are held in the child's copy of them too; process-shared ones are
+ * still the parent's, so the child must not act as their owner.
+ */
+static void held_after_fork_in_child(void)
+{
+	held_filter(is_private_lock);
+}
+
 __attribute__((constructor)) static void libbravo_load(void)
 {
+	pthread_atfork(NULL, NULL, held_after_fork_in_child);
 	real_resolve();
 	config_load();
 	variant_load();
