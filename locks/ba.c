@@ -151,21 +151,19 @@ static void wmutex_unlock(struct ba_lock *l)
 
 /*
  * Start a writer phase (wmutex held): set BA_PRES and the next sequence
- * number.  Returns the count of readers admitted before it.  acq_rel: later
+ * number.  Returns the count of readers admitted before it.  Only the wmutex
+ * holder changes the writer half's sequence, so the one read here is
+ * stable, and one fetch_add moves it to the next value without carrying
+ * into the reader count, whatever readers do meanwhile.  acq_rel: later
  * readers see the phase; we see earlier readers' arrivals.
  */
 static uint32_t ba_write_announce(struct ba_lock *l)
 {
-	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
-	uint64_t seq, nv;
+	uint64_t seq = atomic_load_explicit(&l->rin, memory_order_relaxed) & BA_SEQ_MASK;
+	uint64_t next = (seq + BA_SEQ_INC) & BA_SEQ_MASK;
 
-	do {
-		seq = ((v & BA_WHALF & ~(BA_PRES | BA_RPARK)) + BA_SEQ_INC) & BA_WHALF;
-		nv = (v & ~BA_WHALF) | seq | BA_PRES | (v & BA_RPARK);
-	} while (!atomic_compare_exchange_weak_explicit(&l->rin, &v, nv,
-							 memory_order_acq_rel,
-							 memory_order_relaxed));
-	return rin_count(v);
+	return rin_count(atomic_fetch_add_explicit(&l->rin, BA_PRES + next - seq,
+						   memory_order_acq_rel));
 }
 
 /* End the writer phase: admit waiting readers, then pass on the mutex. */
@@ -184,13 +182,16 @@ static bool ba_drained(struct ba_lock *l, uint32_t ticket)
 	return rout_count(atomic_load_explicit(&l->rout, memory_order_acquire)) == ticket;
 }
 
-int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
+int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl)
 {
-	uint32_t ticket;
-
 	if (wmutex_lock(l, dl))
 		return ETIMEDOUT;
-	ticket = ba_write_announce(l);
+	*ticket = ba_write_announce(l);
+	return 0;
+}
+
+int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)
+{
 	while (!ba_drained(l, ticket)) {
 		uint32_t v = atomic_load_explicit(&l->rout, memory_order_relaxed);
 
@@ -200,12 +201,23 @@ int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
 		v = atomic_fetch_or_explicit(&l->rout, BA_WPARK, memory_order_acq_rel) | BA_WPARK;
 		if (rout_count(v) == ticket)
 			break;
-		if (wait_park(&l->rout, v, dl) == ETIMEDOUT && !ba_drained(l, ticket)) {
-			ba_write_leave(l);
+		if (wait_park(&l->rout, v, dl) == ETIMEDOUT && !ba_drained(l, ticket))
 			return ETIMEDOUT;
-		}
 	}
 	atomic_thread_fence(memory_order_acquire);
+	return 0;
+}
+
+int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
+{
+	uint32_t ticket;
+
+	if (ba_write_begin(l, &ticket, dl))
+		return ETIMEDOUT;
+	if (ba_write_wait(l, ticket, dl)) {
+		ba_write_leave(l);
+		return ETIMEDOUT;
+	}
 	return 0;
 }
 

@@ -59,6 +59,7 @@
 #define BA_SEQ_INC  UINT64_C(0x4)
 #define BA_WHALF    UINT64_C(0xffffffff)       /* the writer half of rin */
 #define BA_WPHASE   (BA_WHALF & ~BA_RPARK)     /* PRES + sequence */
+#define BA_SEQ_MASK (BA_WHALF & ~(BA_PRES | BA_RPARK))
 #define BA_RINC     (UINT64_C(1) << 32)
 #define BA_WPARK    UINT32_C(0x1)
 #define BA_ROUT_INC UINT32_C(0x2)
@@ -99,6 +100,17 @@ static inline void ba_read_unlock(struct ba_lock *l)
 }
 
 int ba_write_lock(struct ba_lock *l, const struct deadline *dl);
+
+/*
+ * ba_write_lock in two steps, for locks built of several BA locks (Per-CPU)
+ * that must shut out new readers everywhere before waiting anywhere:
+ * ba_write_begin takes the writer mutex and starts the writer phase (0 or
+ * ETIMEDOUT; *ticket is what to wait for), ba_write_wait waits for the
+ * readers admitted before it (0, or ETIMEDOUT with the phase still in force:
+ * then call ba_write_unlock).
+ */
+int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl);
+int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl);
 bool ba_write_trylock(struct ba_lock *l);
 void ba_write_unlock(struct ba_lock *l);
 

@@ -10,6 +10,7 @@
 
 struct vr_table *_Atomic vr_table;
 unsigned bravo_slowdown_n = 9;
+_Atomic uint64_t bravo_epoch;
 __thread char bravo_self __attribute__((tls_model("initial-exec")));
 
 static uint32_t round_up_pow2(uint32_t v)
@@ -39,8 +40,13 @@ bool vr_table_init(uint32_t slots)
 	struct vr_table *table, *none = NULL;
 	size_t bytes;
 
+	uint64_t no_epoch = 0;
+
 	if (atomic_load_explicit(&vr_table, memory_order_acquire))
 		return true;
+	/* The time base, before any InhibitUntil can be stored. */
+	atomic_compare_exchange_strong_explicit(&bravo_epoch, &no_epoch, bravo_clock() - 1,
+						memory_order_relaxed, memory_order_relaxed);
 	if (slots == 0)
 		slots = vr_table_default_slots();
 	slots = round_up_pow2(slots < VR_TABLE_MIN_SLOTS ? VR_TABLE_MIN_SLOTS : slots);
@@ -71,9 +77,7 @@ void bravo_enable_slowpath(struct bravo *b)
 
 	if (w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK))
 		return; /* already on, or a writer-preferring writer waits */
-	if (bravo_inhibited(w, bravo_now()))
-		return;
-	if (!vr_table_init(0))
+	if (!vr_table_init(0) || bravo_inhibited(w, bravo_now()))
 		return;
 	/*
 	 * One attempt: losing the race means another reader set it or a writer
@@ -87,8 +91,11 @@ void bravo_enable_slowpath(struct bravo *b)
 
 static void bravo_inhibit(struct bravo *b, uint64_t start)
 {
-	uint64_t now = bravo_now();
-	uint64_t until = now + (now - start) * bravo_slowdown_n;
+	uint64_t now = bravo_now(), took = now - start;
+	/* Clamp: a window past half the 48-bit span would read as the past. */
+	uint64_t window = took && bravo_slowdown_n > (UINT64_C(1) << 46) / took ?
+			  UINT64_C(1) << 46 : took * bravo_slowdown_n;
+	uint64_t until = now + window;
 	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
 	uint64_t low = (UINT64_C(1) << BRAVO_TIME_SHIFT) - 1;
 

@@ -106,12 +106,16 @@ struct rw_ops {
 
 /*
  * Time for InhibitUntil: cheap and monotonic, in units of 256 TSC cycles
- * (about 100 ns) or 256 ns.  The 48-bit field then spans months; it is
- * compared modulo 2^48, so only a lock left untouched for over half that
- * span can see its inhibition wrongly extended (bias stays off longer:
- * slower, never wrong).
+ * (about 100 ns) or 256 ns, counted from the process's first use of BRAVO
+ * (bravo_epoch, set when the table is made).  The 48-bit field spans
+ * months and is compared modulo 2^48; a zero field means "not inhibited",
+ * so a zero-filled lock always starts with bias allowed.  Only a lock left
+ * untouched for over half the span can see its inhibition wrongly extended
+ * (bias stays off longer: slower, never wrong).
  */
-static inline uint64_t bravo_now(void)
+extern _Atomic uint64_t bravo_epoch;
+
+static inline uint64_t bravo_clock(void)
 {
 #if defined(__x86_64__)
 	return __builtin_ia32_rdtsc() >> 8; /* invariant TSC */
@@ -121,6 +125,11 @@ static inline uint64_t bravo_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) >> 8;
 #endif
+}
+
+static inline uint64_t bravo_now(void)
+{
+	return bravo_clock() - atomic_load_explicit(&bravo_epoch, memory_order_relaxed);
 }
 
 /* Mix32 (Steele, Lea, Flood: SplitMix) of the lock and the thread's identity. */
@@ -144,7 +153,7 @@ static inline bool bravo_inhibited(uint64_t word, uint64_t now)
 {
 	uint64_t until = word >> BRAVO_TIME_SHIFT;
 
-	return (int64_t)((until - now) << BRAVO_TIME_SHIFT) > 0;
+	return until != 0 && (int64_t)((until - now) << BRAVO_TIME_SHIFT) > 0;
 }
 
 /*

@@ -37,24 +37,29 @@ static void env_uint(const char *name, unsigned long min, unsigned long max,
 void config_load(void)
 {
 	unsigned long n = 9, slots = vr_table_default_slots(), spin = 128, verbose = 0;
+	unsigned long nodes = 0, handoff = 64;
 
 	env_uint("BRAVO_N", 0, 1000000, false, &n);
 	env_uint("BRAVO_TABLE_SIZE", VR_TABLE_MIN_SLOTS, 1ul << 24, true, &slots);
 	env_uint("BRAVO_SPIN", 0, 1000000, false, &spin);
 	env_uint("BRAVO_VERBOSE", 0, 1, false, &verbose);
+	env_uint("BRAVO_COHORT_NODES", 1, 1024, false, &nodes);
+	env_uint("BRAVO_COHORT_HANDOFF", 1, 1000000, false, &handoff);
 	config.slowdown_n = (unsigned)n;
 	config.table_slots = (uint32_t)slots;
 	config.spin = (unsigned)spin;
 	config.verbose = verbose != 0;
+	config.cohort_nodes = (unsigned)nodes;
+	config.cohort_handoff = (unsigned)handoff;
 	bravo_slowdown_n = config.slowdown_n;
 	wait_spin_budget = config.spin;
 }
 
-void config_announce(const char *variant)
+void config_announce(const char *variant, const char *detail)
 {
 	if (!config.verbose)
 		return;
-	fprintf(stderr, "libbravo: variant=%s table_slots=%u slowdown_n=%u spin=%u cpus=%ld pid=%ld\n",
-		variant, vr_table_slots(), config.slowdown_n, config.spin,
+	fprintf(stderr, "libbravo: variant=%s %s%sspin=%u cpus=%ld pid=%ld\n",
+		variant, detail, *detail ? " " : "", config.spin,
 		sysconf(_SC_NPROCESSORS_ONLN), (long)getpid());
 }

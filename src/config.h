@@ -6,6 +6,10 @@
  *                     (default: 64 per CPU, at least 4096)
  *   BRAVO_SPIN        pause iterations before a waiter parks (default 128)
  *   BRAVO_VERBOSE     1: one start-up line on stderr (variant, sizes, CPUs)
+ *   BRAVO_COHORT_NODES   Cohort-RW: split the online CPUs into K artificial
+ *                     NUMA nodes (default: the machine's nodes, via libnuma)
+ *   BRAVO_COHORT_HANDOFF Cohort-RW: local writer hand-offs before the global
+ *                     lock is passed to another node (default 64)
  *
  * A malformed or out-of-range value gets one line on stderr naming the
  * variable and the default used; the program keeps running.
@@ -21,11 +25,13 @@ struct config {
 	uint32_t table_slots;
 	unsigned spin;
 	bool verbose;
+	unsigned cohort_nodes;   /* 0: the machine's */
+	unsigned cohort_handoff;
 };
 
 extern struct config config;
 
 void config_load(void);
-void config_announce(const char *variant);
+void config_announce(const char *variant, const char *detail);
 
 #endif

@@ -262,5 +262,5 @@ __attribute__((constructor)) static void libbravo_load(void)
 	real_resolve();
 	config_load();
 	variant_load();
-	config_announce(variant_name);
+	config_announce(variant_name, variant_detail());
 }

@@ -19,6 +19,8 @@
 extern const char variant_name[];
 
 void variant_load(void); /* once, at load */
+/* What the start-up line says about this variant ("table_slots=4096 ..."). */
+const char *variant_detail(void);
 int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr);
 int variant_destroy(pthread_rwlock_t *rw); /* 0, or EBUSY if held */
 

@@ -24,6 +24,11 @@ void variant_load(void)
 {
 }
 
+const char *variant_detail(void)
+{
+	return "";
+}
+
 int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
 	int kind = PTHREAD_RWLOCK_DEFAULT_NP;

@@ -12,6 +12,7 @@
 #include "variant.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../locks/ba.h"
@@ -161,6 +162,15 @@ static const struct rw_ops under_ops = {
 void variant_load(void)
 {
 	vr_table_init(config.table_slots);
+}
+
+const char *variant_detail(void)
+{
+	static char detail[64];
+
+	snprintf(detail, sizeof(detail), "table_slots=%u slowdown_n=%u",
+		 vr_table_slots(), bravo_slowdown_n);
+	return detail;
 }
 
 int variant_destroy(pthread_rwlock_t *rw)

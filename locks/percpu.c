@@ -1,0 +1,60 @@
+/*
+ * percpu.c - Per-CPU lock writers (see percpu.h).
+ */
+#include "percpu.h"
+
+#include <errno.h>
+#include <string.h>
+
+void percpu_init(struct percpu_lock *l, unsigned nsub)
+{
+	memset(l, 0, percpu_size(nsub));
+	l->nsub = nsub; /* >= 1 */
+}
+
+static void percpu_write_release(struct percpu_lock *l, unsigned upto)
+{
+	while (upto-- > 0)
+		ba_write_unlock(&l->sub[upto].ba);
+}
+
+int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl)
+{
+	unsigned i;
+
+	for (i = 0; i < l->nsub; i++)
+		if (ba_write_begin(&l->sub[i].ba, &l->sub[i].wticket, dl))
+			goto timeout;
+	for (unsigned j = 0; j < l->nsub; j++)
+		if (ba_write_wait(&l->sub[j].ba, l->sub[j].wticket, dl))
+			goto timeout;
+	return 0;
+timeout:
+	percpu_write_release(l, i);
+	return ETIMEDOUT;
+}
+
+bool percpu_write_trylock(struct percpu_lock *l)
+{
+	for (unsigned i = 0; i < l->nsub; i++) {
+		if (!ba_write_trylock(&l->sub[i].ba)) {
+			percpu_write_release(l, i);
+			return false;
+		}
+	}
+	return true;
+}
+
+void percpu_write_unlock(struct percpu_lock *l)
+{
+	/* Reverse order: the lowest sub-lock, which writers queue on, goes last. */
+	percpu_write_release(l, l->nsub);
+}
+
+bool percpu_is_idle(struct percpu_lock *l)
+{
+	for (unsigned i = 0; i < l->nsub; i++)
+		if (!ba_is_idle(&l->sub[i].ba))
+			return false;
+	return true;
+}

@@ -1,0 +1,109 @@
+/*
+ * variant_percpu.c - the Per-CPU variant: one BA sub-lock per online CPU
+ * (locks/percpu.h) in a heap block.  A reader's per-acquisition word is the
+ * sub-lock index it took, so it releases that one after a migration.
+ */
+#include "variant.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "../locks/percpu.h"
+#include "heap_handle.h"
+#include "topology.h"
+
+const char variant_name[] = "percpu";
+
+static void percpu_reset(void *block)
+{
+	percpu_init(block, topology.ncpus);
+}
+
+static struct percpu_lock *percpu_of(pthread_rwlock_t *rw)
+{
+	return handle_block(rw, percpu_size(topology.ncpus), percpu_reset);
+}
+
+void variant_load(void)
+{
+	topology_load();
+	registry_atfork();
+}
+
+const char *variant_detail(void)
+{
+	static char detail[64];
+
+	snprintf(detail, sizeof(detail), "sublocks=%u lock_bytes=%zu",
+		 topology.ncpus, percpu_size(topology.ncpus));
+	return detail;
+}
+
+int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
+{
+	handle_heap_init(rw, attr); /* phase-fair whatever the kind */
+	return 0;
+}
+
+int variant_destroy(pthread_rwlock_t *rw)
+{
+	struct percpu_lock *l = handle_held_block(rw);
+
+	if (l && !percpu_is_idle(l))
+		return EBUSY;
+	registry_detach(rw, handle_block_slot(rw));
+	return 0;
+}
+
+int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+{
+	struct percpu_lock *l = percpu_of(rw);
+	unsigned idx;
+
+	if (!l)
+		return EAGAIN;
+	idx = percpu_index(l, topology_cpu());
+	*data = idx;
+	return percpu_read_lock(l, idx, dl);
+}
+
+int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	struct percpu_lock *l = percpu_of(rw);
+	unsigned idx;
+
+	if (!l)
+		return EAGAIN;
+	idx = percpu_index(l, topology_cpu());
+	*data = idx;
+	return percpu_read_trylock(l, idx) ? 0 : EBUSY;
+}
+
+void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
+{
+	percpu_read_unlock(handle_held_block(rw), (unsigned)data);
+}
+
+int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+{
+	struct percpu_lock *l = percpu_of(rw);
+
+	(void)data;
+	return l ? percpu_write_lock(l, dl) : EAGAIN;
+}
+
+int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	struct percpu_lock *l = percpu_of(rw);
+
+	(void)data;
+	if (!l)
+		return EAGAIN;
+	return percpu_write_trylock(l) ? 0 : EBUSY;
+}
+
+void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)data;
+	percpu_write_unlock(handle_held_block(rw));
+}

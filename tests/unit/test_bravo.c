@@ -1,0 +1,1169 @@
+/*
+ * test_bravo.c - unit tests for the generic BRAVO wrapper (locks/bravo.h),
+ * composed over the BA lock through an rw_ops adapter, as in BRAVO-BA.
+ *
+ * Tests never assert timings.  Where a test needs a thread to have reached
+ * a blocking point it observes lock state: RBias cleared (a writer is
+ * revoking), the waiter bits of the BRAVO word (a writer-preferring writer
+ * waits), BA_PRES in the underlying lock (a writer is announced there).
+ * Every tcase has a time-out, so a hang is reported as a failure.  Each test
+ * runs in its own process (CK_FORK), so the process-wide visible readers
+ * table and bravo_slowdown_n start fresh in every test.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../locks/ba.h"
+#include "../../locks/bravo.h"
+
+#define TCASE_TIMEOUT 30
+
+/* ------------------------------------------------------- BRAVO over BA */
+
+struct bba {
+	struct bravo b;
+	struct ba_lock u;
+};
+
+static int ba_ops_read_lock(void *u, const struct deadline *dl)
+{
+	return ba_read_lock(u, dl);
+}
+
+static bool ba_ops_read_trylock(void *u)
+{
+	return ba_read_trylock(u);
+}
+
+static void ba_ops_read_unlock(void *u)
+{
+	ba_read_unlock(u);
+}
+
+static int ba_ops_write_lock(void *u, const struct deadline *dl)
+{
+	return ba_write_lock(u, dl);
+}
+
+static bool ba_ops_write_trylock(void *u)
+{
+	return ba_write_trylock(u);
+}
+
+static void ba_ops_write_unlock(void *u)
+{
+	ba_write_unlock(u);
+}
+
+static const struct rw_ops ba_ops = {
+	.read_lock = ba_ops_read_lock,
+	.read_trylock = ba_ops_read_trylock,
+	.read_unlock = ba_ops_read_unlock,
+	.write_lock = ba_ops_write_lock,
+	.write_trylock = ba_ops_write_trylock,
+	.write_unlock = ba_ops_write_unlock,
+};
+
+static int rd_lock(struct bba *l, uintptr_t *cookie, const struct deadline *dl)
+{
+	return bravo_read_lock(&l->b, &l->u, &ba_ops, cookie, dl);
+}
+
+static bool rd_trylock(struct bba *l, uintptr_t *cookie)
+{
+	return bravo_read_trylock(&l->b, &l->u, &ba_ops, cookie);
+}
+
+static void rd_unlock(struct bba *l, uintptr_t cookie)
+{
+	bravo_read_unlock(&l->u, &ba_ops, cookie);
+}
+
+static int wr_lock(struct bba *l, bool writer_pref, const struct deadline *dl)
+{
+	return bravo_write_lock(&l->b, &l->u, &ba_ops, writer_pref, dl);
+}
+
+static bool wr_trylock(struct bba *l)
+{
+	return bravo_write_trylock(&l->b, &l->u, &ba_ops);
+}
+
+static void wr_unlock(struct bba *l)
+{
+	bravo_write_unlock(&l->u, &ba_ops);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static struct timespec ts_from_now(clockid_t clock, long us)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	ts.tv_sec += us / 1000000;
+	ts.tv_nsec += (us % 1000000) * 1000L;
+	while (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (ts.tv_nsec < 0) {
+		ts.tv_sec--;
+		ts.tv_nsec += 1000000000L;
+	}
+	return ts;
+}
+
+static const clockid_t clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
+
+static uint64_t word_of(struct bba *l)
+{
+	return atomic_load(&l->b.word);
+}
+
+static bool biased(struct bba *l)
+{
+	return word_of(l) & BRAVO_RBIAS;
+}
+
+static struct vr_table *table(void)
+{
+	return atomic_load(&vr_table);
+}
+
+/*
+ * Probes of the underlying BA lock; the only code here that knows its word
+ * layout (ba.h).  Slow-path readers are the readers BA has counted.
+ */
+static uint32_t slow_readers(struct bba *l)
+{
+	uint32_t in = (uint32_t)(atomic_load(&l->u.rin) / BA_RINC);
+	uint32_t out = (uint32_t)(atomic_load(&l->u.rout) / BA_ROUT_INC);
+
+	return (in - out) & BA_COUNT_MASK;
+}
+
+/* A writer has announced itself in BA (it waits for readers, or is in). */
+static bool ba_writer_present(struct bba *l)
+{
+	return atomic_load(&l->u.rin) & BA_PRES;
+}
+
+#define WAIT_UNTIL(cond)                 \
+	do {                             \
+		while (!(cond))          \
+			usleep(100);     \
+	} while (0)
+
+/* Take a read lock that enables bias (the lock's first slow-path read). */
+static void enable_bias(struct bba *l)
+{
+	uintptr_t cookie;
+
+	ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
+	rd_unlock(l, cookie);
+	ck_assert_msg(biased(l), "a slow-path read did not enable bias");
+}
+
+/* Take a fast-path read lock (bias must be on); returns the cookie. */
+static uintptr_t fast_read(struct bba *l)
+{
+	uintptr_t cookie;
+
+	ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
+	ck_assert_msg(cookie != 0, "read took the slow path with bias on");
+	return cookie;
+}
+
+/* An actor thread: one read or write acquisition, optionally held. */
+enum { ACT_READ, ACT_WRITE, ACT_TRY_READ, ACT_TRY_WRITE };
+
+struct actor {
+	struct bba *l;
+	int kind;
+	bool writer_pref;
+	long timeout_us; /* 0: no deadline */
+	bool hold;
+	pthread_t thread;
+	atomic_bool started, entered, done, release;
+	uintptr_t cookie;
+	int result; /* 0, ETIMEDOUT, or EBUSY for a failed trylock */
+};
+
+static void *actor_main(void *arg)
+{
+	struct actor *a = arg;
+	struct timespec ts;
+	struct deadline dl = { .abstime = NULL, .clock = CLOCK_MONOTONIC };
+	int r;
+
+	if (a->timeout_us) {
+		ts = ts_from_now(CLOCK_MONOTONIC, a->timeout_us);
+		dl.abstime = &ts;
+	}
+	atomic_store(&a->started, true);
+	switch (a->kind) {
+	case ACT_READ:
+		r = rd_lock(a->l, &a->cookie, &dl);
+		break;
+	case ACT_TRY_READ:
+		r = rd_trylock(a->l, &a->cookie) ? 0 : EBUSY;
+		break;
+	case ACT_WRITE:
+		r = wr_lock(a->l, a->writer_pref, &dl);
+		break;
+	default:
+		r = wr_trylock(a->l) ? 0 : EBUSY;
+		break;
+	}
+	a->result = r;
+	if (r == 0) {
+		atomic_store(&a->entered, true);
+		if (a->hold)
+			WAIT_UNTIL(atomic_load(&a->release));
+		if (a->kind == ACT_READ || a->kind == ACT_TRY_READ)
+			rd_unlock(a->l, a->cookie);
+		else
+			wr_unlock(a->l);
+	}
+	atomic_store(&a->done, true);
+	return NULL;
+}
+
+static void actor_start(struct actor *a, struct bba *l, int kind, bool writer_pref,
+			long timeout_us, bool hold)
+{
+	memset(a, 0, sizeof(*a));
+	a->l = l;
+	a->kind = kind;
+	a->writer_pref = writer_pref;
+	a->timeout_us = timeout_us;
+	a->hold = hold;
+	ck_assert_int_eq(pthread_create(&a->thread, NULL, actor_main, a), 0);
+	WAIT_UNTIL(atomic_load(&a->started));
+}
+
+static bool entered(struct actor *a)
+{
+	return atomic_load(&a->entered);
+}
+
+static bool done(struct actor *a)
+{
+	return atomic_load(&a->done);
+}
+
+static void actor_finish(struct actor *a)
+{
+	atomic_store(&a->release, true);
+	pthread_join(a->thread, NULL);
+}
+
+static bool idle(struct bba *l)
+{
+	return ba_is_idle(&l->u) && !bravo_has_fast_readers(&l->b, &l->u);
+}
+
+/* ------------------------------------------------------------ vr_table */
+
+static bool is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+START_TEST(vr_table_is_absent_until_initialized)
+{
+	ck_assert_ptr_null(table());
+	ck_assert_uint_eq(vr_table_slots(), 0);
+}
+END_TEST
+
+START_TEST(vr_table_rounds_slot_count_up_to_power_of_two)
+{
+	ck_assert(vr_table_init(5000));
+	ck_assert_uint_eq(vr_table_slots(), 8192);
+	ck_assert_uint_eq(table()->mask, 8191);
+}
+END_TEST
+
+START_TEST(vr_table_keeps_slot_count_that_is_power_of_two)
+{
+	ck_assert(vr_table_init(16384));
+	ck_assert_uint_eq(vr_table_slots(), 16384);
+}
+END_TEST
+
+START_TEST(vr_table_is_never_smaller_than_4096_slots)
+{
+	static const uint32_t small[] = { 1, 2, 3, 100, 1000, 4095 };
+
+	ck_assert(vr_table_init(small[_i]));
+	ck_assert_uint_eq(vr_table_slots(), VR_TABLE_MIN_SLOTS);
+	ck_assert_uint_eq(VR_TABLE_MIN_SLOTS, 4096);
+}
+END_TEST
+
+START_TEST(vr_table_default_size_is_power_of_two_of_at_least_4096)
+{
+	uint32_t def = vr_table_default_slots();
+
+	ck_assert(is_pow2(def));
+	ck_assert_uint_ge(def, 4096);
+	ck_assert(vr_table_init(0));
+	ck_assert_uint_eq(vr_table_slots(), def);
+}
+END_TEST
+
+START_TEST(vr_table_init_is_idempotent)
+{
+	struct vr_table *t;
+
+	ck_assert(vr_table_init(8192));
+	t = table();
+	ck_assert(vr_table_init(4096));
+	ck_assert(vr_table_init(0));
+	ck_assert_ptr_eq(table(), t);
+	ck_assert_uint_eq(vr_table_slots(), 8192);
+}
+END_TEST
+
+START_TEST(vr_table_starts_with_every_slot_empty)
+{
+	ck_assert(vr_table_init(0));
+	for (uint32_t i = 0; i <= table()->mask; i++)
+		ck_assert_ptr_null(atomic_load(&table()->slot[i]));
+}
+END_TEST
+
+static pthread_barrier_t init_gate;
+
+static void *racing_init(void *arg)
+{
+	pthread_barrier_wait(&init_gate);
+	*(bool *)arg = vr_table_init(0);
+	return (void *)table();
+}
+
+START_TEST(concurrent_vr_table_inits_publish_one_table)
+{
+	enum { N = 8 };
+	pthread_t t[N];
+	bool ok[N];
+	void *seen[N];
+
+	pthread_barrier_init(&init_gate, NULL, N);
+	for (int i = 0; i < N; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, racing_init, &ok[i]), 0);
+	for (int i = 0; i < N; i++)
+		pthread_join(t[i], &seen[i]);
+	for (int i = 0; i < N; i++) {
+		ck_assert(ok[i]);
+		ck_assert_ptr_eq(seen[i], table());
+	}
+	pthread_barrier_destroy(&init_gate);
+}
+END_TEST
+
+/* ------------------------------------------------------------ fast path */
+
+START_TEST(zeroed_lock_is_unlocked_and_unbiased)
+{
+	static struct bba l; /* all-zero bytes */
+	uintptr_t cookie;
+
+	ck_assert_uint_eq(word_of(&l), 0);
+	ck_assert(idle(&l));
+	ck_assert(wr_trylock(&l));
+	wr_unlock(&l);
+	ck_assert(rd_trylock(&l, &cookie));
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(first_slow_read_enables_bias)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie = 1;
+
+	ck_assert(!biased(&l));
+	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
+	ck_assert_uint_eq(cookie, 0);          /* slow path */
+	ck_assert_uint_eq(slow_readers(&l), 1); /* holds BA read permission */
+	ck_assert(biased(&l));
+	ck_assert_ptr_nonnull(table());        /* bias brought up the table */
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(read_with_bias_set_takes_fast_path_in_own_slot)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	vr_slot_t *slot;
+
+	enable_bias(&l);
+	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
+	slot = vr_slot_of(table(), &l.u);
+	ck_assert_uint_eq(cookie, (uintptr_t)slot);
+	ck_assert_ptr_eq(atomic_load(slot), &l.u);
+	ck_assert_uint_eq(slow_readers(&l), 0); /* BA never saw this reader */
+	ck_assert(bravo_has_fast_readers(&l.b, &l.u));
+	rd_unlock(&l, cookie);
+	ck_assert_ptr_null(atomic_load(slot));
+	ck_assert(!bravo_has_fast_readers(&l.b, &l.u));
+	ck_assert(biased(&l));
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(read_trylock_with_bias_set_takes_fast_path)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+
+	enable_bias(&l);
+	ck_assert(rd_trylock(&l, &cookie));
+	ck_assert_uint_eq(cookie, (uintptr_t)vr_slot_of(table(), &l.u));
+	ck_assert_uint_eq(slow_readers(&l), 0);
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(fast_reader_and_slow_reader_share_the_lock)
+{
+	struct bba l = { 0 };
+	uintptr_t fast, slow;
+
+	enable_bias(&l);
+	fast = fast_read(&l);
+	/* A second read by the same thread finds its own slot busy. */
+	ck_assert_int_eq(rd_lock(&l, &slow, NULL), 0);
+	ck_assert_uint_eq(slow, 0);
+	ck_assert_uint_eq(slow_readers(&l), 1);
+	ck_assert(bravo_has_fast_readers(&l.b, &l.u));
+	rd_unlock(&l, fast);
+	rd_unlock(&l, slow);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(timed_read_takes_fast_path_even_at_past_deadline)
+{
+	struct bba l = { 0 };
+	struct timespec ts = ts_from_now(CLOCK_MONOTONIC, -1000000);
+	struct deadline dl = { .abstime = &ts, .clock = CLOCK_MONOTONIC };
+	uintptr_t cookie;
+
+	enable_bias(&l);
+	ck_assert_int_eq(rd_lock(&l, &cookie, &dl), 0);
+	ck_assert_uint_ne(cookie, 0);
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+/* ----------------------------------------------------------- revocation */
+
+START_TEST(writer_waits_for_fast_reader)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	struct actor w;
+
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	actor_start(&w, &l, ACT_WRITE, false, 0, true);
+	/* The writer holds BA and is revoking. */
+	WAIT_UNTIL(!biased(&l) || entered(&w));
+	usleep(10000);
+	ck_assert_msg(!entered(&w), "writer entered while a fast reader holds");
+	rd_unlock(&l, cookie);
+	WAIT_UNTIL(entered(&w));
+	ck_assert(!bravo_has_fast_readers(&l.b, &l.u));
+	actor_finish(&w);
+	ck_assert_int_eq(w.result, 0);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(writer_waits_for_slow_reader)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	struct actor w;
+
+	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
+	ck_assert_uint_eq(cookie, 0);
+	actor_start(&w, &l, ACT_WRITE, false, 0, true);
+	WAIT_UNTIL(ba_writer_present(&l));
+	usleep(10000);
+	ck_assert(!entered(&w));
+	rd_unlock(&l, cookie);
+	WAIT_UNTIL(entered(&w));
+	actor_finish(&w);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(revocation_turns_bias_off)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+
+	enable_bias(&l);
+	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
+	ck_assert(!biased(&l));
+	wr_unlock(&l);
+	ck_assert(!biased(&l));
+	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
+	ck_assert_uint_eq(cookie, 0);
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(reader_waits_for_writer_after_revocation)
+{
+	struct bba l = { 0 };
+	struct actor r;
+
+	enable_bias(&l);
+	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
+	actor_start(&r, &l, ACT_READ, false, 0, false);
+	/* Arrived at BA, behind us. */
+	WAIT_UNTIL(slow_readers(&l) == 1 || entered(&r));
+	usleep(10000);
+	ck_assert(!entered(&r));
+	wr_unlock(&l);
+	actor_finish(&r);
+	ck_assert_int_eq(r.result, 0);
+	ck_assert_uint_eq(r.cookie, 0);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(write_trylock_with_fast_reader_inside_fails_without_waiting)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	/* Same thread: waiting for our own slot would never end. */
+	ck_assert(!wr_trylock(&l));
+	/* The underlying lock was released again. */
+	ck_assert(ba_is_idle(&l.u));
+	ck_assert(bravo_has_fast_readers(&l.b, &l.u));
+	rd_unlock(&l, cookie);
+	ck_assert(wr_trylock(&l));
+	wr_unlock(&l);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(write_trylock_keeps_failing_while_fast_reader_inside)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	bool second;
+
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	ck_assert(!wr_trylock(&l));
+	second = wr_trylock(&l);
+	if (second)
+		wr_unlock(&l);
+	ck_assert_msg(!second, "write_trylock succeeded with a fast reader inside "
+		      "(the failed try cleared RBias and left the reader behind)");
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(timed_write_lock_with_fast_reader_inside_times_out)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	struct actor w;
+
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	actor_start(&w, &l, ACT_WRITE, false, 20000, false);
+	pthread_join(w.thread, NULL);
+	ck_assert_int_eq(w.result, ETIMEDOUT);
+	ck_assert(ba_is_idle(&l.u)); /* the underlying lock was released */
+	rd_unlock(&l, cookie);
+	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
+	wr_unlock(&l);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(writer_after_timed_out_revocation_still_waits_for_fast_reader)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	struct actor w1, w2;
+
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	actor_start(&w1, &l, ACT_WRITE, false, 20000, false);
+	pthread_join(w1.thread, NULL);
+	ck_assert_int_eq(w1.result, ETIMEDOUT);
+	/* The fast reader is still inside: the next writer must not enter. */
+	actor_start(&w2, &l, ACT_WRITE, false, 20000, false);
+	pthread_join(w2.thread, NULL);
+	ck_assert_msg(w2.result == ETIMEDOUT, "writer entered with a fast reader inside "
+		      "(the timed-out revocation cleared RBias and left the reader behind)");
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(reader_gets_no_fast_path_while_preferring_writer_waits)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	struct actor w, r;
+
+	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0); /* slow; enables bias */
+	ck_assert(biased(&l));
+	actor_start(&w, &l, ACT_WRITE, true, 0, true);
+	/* Announced in the BRAVO word, and waiting in BA for our read. */
+	WAIT_UNTIL((word_of(&l) & BRAVO_WAITERS_MASK) && (ba_writer_present(&l)));
+	ck_assert(biased(&l));
+	actor_start(&r, &l, ACT_TRY_READ, false, 0, false);
+	actor_finish(&r);
+	ck_assert_int_eq(r.result, EBUSY);
+	ck_assert_uint_eq(r.cookie, 0);
+	ck_assert(!bravo_has_fast_readers(&l.b, &l.u));
+	ck_assert(!entered(&w));
+	rd_unlock(&l, cookie);
+	WAIT_UNTIL(entered(&w));
+	actor_finish(&w);
+	ck_assert_uint_eq(word_of(&l) & BRAVO_WAITERS_MASK, 0);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(reader_may_take_fast_path_past_waiting_writer_without_preference)
+{
+	/* The contrast to the test above: bias alone does let the reader in. */
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	struct actor w, r;
+
+	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
+	ck_assert(biased(&l));
+	actor_start(&w, &l, ACT_WRITE, false, 0, true);
+	WAIT_UNTIL(ba_writer_present(&l));
+	ck_assert_uint_eq(word_of(&l) & BRAVO_WAITERS_MASK, 0);
+	actor_start(&r, &l, ACT_TRY_READ, false, 0, false);
+	actor_finish(&r);
+	ck_assert_int_eq(r.result, 0);
+	ck_assert_uint_ne(r.cookie, 0);
+	rd_unlock(&l, cookie);
+	WAIT_UNTIL(entered(&w));
+	actor_finish(&w);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(preferring_writer_withdraws_its_announcement_after_timing_out)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	struct actor w;
+
+	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
+	actor_start(&w, &l, ACT_WRITE, true, 20000, false);
+	pthread_join(w.thread, NULL);
+	ck_assert_int_eq(w.result, ETIMEDOUT);
+	ck_assert_uint_eq(word_of(&l) & BRAVO_WAITERS_MASK, 0);
+	rd_unlock(&l, cookie);
+	/* With nobody waiting, bias is back in use. */
+	ck_assert(biased(&l));
+	cookie = fast_read(&l);
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+/* ------------------------------------------------------------ inhibition */
+
+/*
+ * A revocation that must wait for a fast reader: the reader lets go at
+ * least hold_us after the writer started revoking, so the revocation takes
+ * a non-zero time T (the inhibition window is N * T).
+ */
+static void revoke_past_fast_reader(struct bba *l, useconds_t hold_us)
+{
+	uintptr_t cookie = fast_read(l);
+	struct actor w;
+
+	actor_start(&w, l, ACT_WRITE, false, 0, false);
+	WAIT_UNTIL(!biased(l) || done(&w));
+	ck_assert(!done(&w));
+	usleep(hold_us);
+	rd_unlock(l, cookie);
+	actor_finish(&w);
+	ck_assert_int_eq(w.result, 0);
+}
+
+START_TEST(slow_read_does_not_reenable_bias_right_after_revocation_when_n_is_large)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+
+	/* Large, but N * T stays far from the 2^47 units where time wraps. */
+	bravo_slowdown_n = 1u << 20;
+	enable_bias(&l);
+	revoke_past_fast_reader(&l, 2000);
+	ck_assert(bravo_inhibited(word_of(&l), bravo_now()));
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
+		ck_assert_uint_eq(cookie, 0);
+		ck_assert_msg(!biased(&l), "bias re-enabled inside the inhibition window");
+		rd_unlock(&l, cookie);
+	}
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(slow_read_reenables_bias_right_after_revocation_when_n_is_zero)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+
+	bravo_slowdown_n = 0;
+	enable_bias(&l);
+	revoke_past_fast_reader(&l, 2000);
+	ck_assert(!biased(&l));
+	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
+	ck_assert_uint_eq(cookie, 0);
+	ck_assert(biased(&l));
+	rd_unlock(&l, cookie);
+	cookie = fast_read(&l);
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(slow_read_reenables_bias_once_inhibition_window_ends)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+
+	bravo_slowdown_n = 1;
+	enable_bias(&l);
+	revoke_past_fast_reader(&l, 2000);
+	ck_assert(!biased(&l));
+	WAIT_UNTIL(!bravo_inhibited(word_of(&l), bravo_now()));
+	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
+	ck_assert(biased(&l));
+	rd_unlock(&l, cookie);
+	cookie = fast_read(&l);
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(zero_word_is_not_inhibited)
+{
+	ck_assert(!bravo_inhibited(0, bravo_now()));
+}
+END_TEST
+
+/* ------------------------------------------------------------- collision */
+
+START_TEST(slot_collision_falls_back_to_slow_path)
+{
+	struct bba *cand, *a = NULL, *b = NULL;
+	uint32_t slots, *first;
+	uintptr_t ca, cb;
+	vr_slot_t *slot;
+
+	ck_assert(vr_table_init(0));
+	slots = vr_table_slots();
+	/* slots + 1 locks: two of them must share a slot for this thread. */
+	cand = calloc((size_t)slots + 1, sizeof(*cand));
+	first = malloc((size_t)slots * sizeof(*first));
+	ck_assert_ptr_nonnull(cand);
+	ck_assert_ptr_nonnull(first);
+	memset(first, 0xff, (size_t)slots * sizeof(*first));
+	for (uint32_t i = 0; i <= slots && !b; i++) {
+		uint32_t s = (uint32_t)(vr_slot_of(table(), &cand[i].u) - table()->slot);
+
+		if (first[s] == UINT32_MAX) {
+			first[s] = i;
+		} else {
+			a = &cand[first[s]];
+			b = &cand[i];
+		}
+	}
+	ck_assert_ptr_nonnull(b);
+	slot = vr_slot_of(table(), &a->u);
+	ck_assert_ptr_eq(slot, vr_slot_of(table(), &b->u));
+
+	enable_bias(a);
+	enable_bias(b);
+	ca = fast_read(a);
+	ck_assert_uint_eq(ca, (uintptr_t)slot);
+	ck_assert_int_eq(rd_lock(b, &cb, NULL), 0);
+	ck_assert_uint_eq(cb, 0);                   /* slot busy: slow path */
+	ck_assert(biased(b));                       /* although bias is on */
+	ck_assert_ptr_eq(atomic_load(slot), &a->u); /* a's slot untouched */
+	ck_assert_uint_eq(slow_readers(b), 1);      /* b's reader is real */
+	ck_assert(!wr_trylock(b));                  /* and excludes writers */
+	rd_unlock(b, cb);
+	ck_assert_ptr_eq(atomic_load(slot), &a->u);
+	ck_assert(wr_trylock(b));                   /* a's reader is not b's */
+	wr_unlock(b);
+	rd_unlock(a, ca);
+	ck_assert_ptr_null(atomic_load(slot));
+	ck_assert(idle(a));
+	ck_assert(idle(b));
+	free(first);
+	free(cand);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- stress */
+
+/* What the stress mixes in besides read_lock, read_trylock and write_lock. */
+enum stress_mode {
+	BLOCKING = 0,
+	WRITE_TRY = 1,   /* write_trylock */
+	TIMED_READ = 2,  /* read locks with deadlines */
+	TIMED_WRITE = 4, /* write locks with deadlines */
+	EVERYTHING = WRITE_TRY | TIMED_READ | TIMED_WRITE,
+};
+
+struct stress {
+	struct bba l;
+	int ops;
+	int mode; /* enum stress_mode bits */
+	bool writer_pref;
+	pthread_barrier_t start;
+	atomic_uint writers_in, readers_in, plain;
+	unsigned long wtotal; /* bumped only under the write lock */
+	atomic_ulong rtotal;
+	atomic_uint violations;
+	char first_violation[128];
+	atomic_flag msg_taken;
+};
+
+struct stress_thread {
+	struct stress *s;
+	pthread_t thread;
+	unsigned seed;
+	unsigned long fast_reads, slow_reads, writes, timeouts;
+};
+
+static void violation(struct stress *s, const char *what)
+{
+	atomic_fetch_add(&s->violations, 1);
+	if (!atomic_flag_test_and_set(&s->msg_taken))
+		snprintf(s->first_violation, sizeof(s->first_violation), "%s", what);
+}
+
+static unsigned xorshift(unsigned *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+static void stress_dwell(unsigned x)
+{
+	if ((x >> 24) % 8 == 0)
+		sched_yield(); /* hold the lock off-CPU now and then */
+	else
+		for (int i = 0; i < 50; i++)
+			cpu_relax();
+}
+
+static void stress_read_section(struct stress *s, unsigned x)
+{
+	atomic_fetch_add(&s->readers_in, 1);
+	if (atomic_load(&s->writers_in) != 0)
+		violation(s, "reader saw a writer inside");
+	if (atomic_load_explicit(&s->plain, memory_order_relaxed) != 0)
+		violation(s, "reader saw the writers' counter away from zero");
+	stress_dwell(x);
+	if (atomic_load(&s->writers_in) != 0)
+		violation(s, "reader saw a writer inside");
+	atomic_fetch_add_explicit(&s->rtotal, 1, memory_order_relaxed);
+	atomic_fetch_sub(&s->readers_in, 1);
+}
+
+static void stress_write_section(struct stress *s, unsigned x)
+{
+	if (atomic_fetch_add(&s->writers_in, 1) != 0)
+		violation(s, "two writers inside");
+	if (atomic_load(&s->readers_in) != 0)
+		violation(s, "writer saw a reader inside");
+	if (atomic_load_explicit(&s->plain, memory_order_relaxed) != 0)
+		violation(s, "writer found the counter away from zero");
+	atomic_store_explicit(&s->plain, 1, memory_order_relaxed);
+	stress_dwell(x);
+	if (atomic_load_explicit(&s->plain, memory_order_relaxed) != 1)
+		violation(s, "another writer moved the counter");
+	atomic_store_explicit(&s->plain, 0, memory_order_relaxed);
+	s->wtotal++;
+	if (atomic_load(&s->readers_in) != 0)
+		violation(s, "writer saw a reader inside");
+	atomic_fetch_sub(&s->writers_in, 1);
+}
+
+static void *stress_main(void *arg)
+{
+	struct stress_thread *st = arg;
+	struct stress *s = st->s;
+
+	pthread_barrier_wait(&s->start);
+	for (int n = 0; n < s->ops; n++) {
+		unsigned x = xorshift(&st->seed);
+		unsigned op = x % 100;
+		struct timespec ts;
+		struct deadline dl = { .abstime = NULL, .clock = clocks[(x >> 8) & 1] };
+		uintptr_t cookie;
+		int r;
+
+		if ((op % 10) >= 7 && (op < 60 ? s->mode & TIMED_READ : s->mode & TIMED_WRITE)) {
+			ts = ts_from_now(dl.clock, (long)((x >> 9) % 300) - 20);
+			dl.abstime = &ts;
+		}
+		if (op < 60) {
+			r = rd_lock(&s->l, &cookie, &dl);
+			if (r == ETIMEDOUT) {
+				st->timeouts++;
+				continue;
+			}
+			if (r != 0)
+				violation(s, "read lock returned an error");
+		} else if (op < 72) {
+			if (!rd_trylock(&s->l, &cookie))
+				continue;
+		} else {
+			if (op >= 92 && (s->mode & WRITE_TRY)) {
+				if (!wr_trylock(&s->l))
+					continue;
+			} else {
+				r = wr_lock(&s->l, s->writer_pref, &dl);
+				if (r == ETIMEDOUT) {
+					st->timeouts++;
+					continue;
+				}
+				if (r != 0)
+					violation(s, "write lock returned an error");
+			}
+			stress_write_section(s, x);
+			st->writes++;
+			wr_unlock(&s->l);
+			continue;
+		}
+		stress_read_section(s, x);
+		if (cookie)
+			st->fast_reads++;
+		else
+			st->slow_reads++;
+		rd_unlock(&s->l, cookie);
+	}
+	return NULL;
+}
+
+#define STRESS_STUCK_SECONDS 10
+
+static void run_stress(int threads, int ops, int mode, bool writer_pref,
+		       unsigned slowdown_n)
+{
+	static struct stress s;
+	struct stress_thread *st = calloc((size_t)threads, sizeof(*st));
+	unsigned long fast = 0, slow = 0, writes = 0, timeouts = 0;
+	struct timespec stuck = ts_from_now(CLOCK_REALTIME, STRESS_STUCK_SECONDS * 1000000L);
+
+	ck_assert_ptr_nonnull(st);
+	memset(&s, 0, sizeof(s));
+	s.ops = ops;
+	s.mode = mode;
+	s.writer_pref = writer_pref;
+	bravo_slowdown_n = slowdown_n;
+	pthread_barrier_init(&s.start, NULL, (unsigned)threads);
+	for (int i = 0; i < threads; i++) {
+		st[i].s = &s;
+		st[i].seed = 0x9e3779b9u * (unsigned)(i + 1) | 1;
+		ck_assert_int_eq(pthread_create(&st[i].thread, NULL, stress_main, &st[i]), 0);
+	}
+	for (int i = 0; i < threads; i++) {
+		ck_assert_msg(pthread_timedjoin_np(st[i].thread, NULL, &stuck) == 0,
+			      "stuck after %d s: word=%#llx rin=%#llx rout=%#x wmutex=%u "
+			      "fast readers: %d (violations so far: %u, first: %s)",
+			      STRESS_STUCK_SECONDS, (unsigned long long)word_of(&s.l),
+			      (unsigned long long)atomic_load(&s.l.u.rin), atomic_load(&s.l.u.rout),
+			      atomic_load(&s.l.u.wmutex),
+			      (int)bravo_has_fast_readers(&s.l.b, &s.l.u),
+			      atomic_load(&s.violations), s.first_violation);
+		fast += st[i].fast_reads;
+		slow += st[i].slow_reads;
+		writes += st[i].writes;
+		timeouts += st[i].timeouts;
+	}
+	free(st);
+	pthread_barrier_destroy(&s.start);
+	ck_assert_msg(atomic_load(&s.violations) == 0, "%u violations, first: %s",
+		      atomic_load(&s.violations), s.first_violation);
+	ck_assert_uint_eq(s.wtotal, writes);
+	ck_assert_uint_eq(atomic_load(&s.rtotal), fast + slow);
+	ck_assert_uint_gt(slow, 0);
+	ck_assert_msg(fast > 0, "no read took the fast path");
+	ck_assert_uint_gt(writes, 0);
+	if (mode & (TIMED_READ | TIMED_WRITE))
+		ck_assert_uint_gt(timeouts, 0);
+	ck_assert(idle(&s.l));
+}
+
+START_TEST(fast_slow_readers_and_writers_keep_mutual_exclusion)
+{
+	run_stress(6, 20000, BLOCKING, false, 0);
+}
+END_TEST
+
+START_TEST(mutual_exclusion_holds_with_default_slowdown_guard)
+{
+	run_stress(6, 20000, BLOCKING, false, 9);
+}
+END_TEST
+
+START_TEST(mutual_exclusion_holds_with_preferring_writers)
+{
+	run_stress(6, 20000, BLOCKING, true, 0);
+}
+END_TEST
+
+START_TEST(mutual_exclusion_holds_with_write_trylocks)
+{
+	run_stress(6, 20000, WRITE_TRY, false, 0);
+}
+END_TEST
+
+START_TEST(mutual_exclusion_holds_with_reader_deadlines)
+{
+	run_stress(6, 20000, TIMED_READ, false, 0);
+}
+END_TEST
+
+START_TEST(mutual_exclusion_holds_with_every_kind_of_operation)
+{
+	run_stress(6, 20000, EVERYTHING, false, 0);
+}
+END_TEST
+
+START_TEST(sixteen_threads_on_few_cpus_make_progress)
+{
+	run_stress(16, 5000, BLOCKING, false, 0);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- suite */
+
+static Suite *bravo_suite(void)
+{
+	Suite *s = suite_create("bravo");
+	TCase *tc;
+
+	tc = tcase_create("table");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, vr_table_is_absent_until_initialized);
+	tcase_add_test(tc, vr_table_rounds_slot_count_up_to_power_of_two);
+	tcase_add_test(tc, vr_table_keeps_slot_count_that_is_power_of_two);
+	tcase_add_loop_test(tc, vr_table_is_never_smaller_than_4096_slots, 0, 6);
+	tcase_add_test(tc, vr_table_default_size_is_power_of_two_of_at_least_4096);
+	tcase_add_test(tc, vr_table_init_is_idempotent);
+	tcase_add_test(tc, vr_table_starts_with_every_slot_empty);
+	tcase_add_test(tc, concurrent_vr_table_inits_publish_one_table);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fast_path");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, zeroed_lock_is_unlocked_and_unbiased);
+	tcase_add_test(tc, first_slow_read_enables_bias);
+	tcase_add_test(tc, read_with_bias_set_takes_fast_path_in_own_slot);
+	tcase_add_test(tc, read_trylock_with_bias_set_takes_fast_path);
+	tcase_add_test(tc, fast_reader_and_slow_reader_share_the_lock);
+	tcase_add_test(tc, timed_read_takes_fast_path_even_at_past_deadline);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("revocation");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, writer_waits_for_fast_reader);
+	tcase_add_test(tc, writer_waits_for_slow_reader);
+	tcase_add_test(tc, revocation_turns_bias_off);
+	tcase_add_test(tc, reader_waits_for_writer_after_revocation);
+	tcase_add_test(tc, write_trylock_with_fast_reader_inside_fails_without_waiting);
+	tcase_add_test(tc, write_trylock_keeps_failing_while_fast_reader_inside);
+	tcase_add_test(tc, timed_write_lock_with_fast_reader_inside_times_out);
+	tcase_add_test(tc, writer_after_timed_out_revocation_still_waits_for_fast_reader);
+	tcase_add_test(tc, reader_gets_no_fast_path_while_preferring_writer_waits);
+	tcase_add_test(tc, reader_may_take_fast_path_past_waiting_writer_without_preference);
+	tcase_add_test(tc, preferring_writer_withdraws_its_announcement_after_timing_out);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("inhibition");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, slow_read_does_not_reenable_bias_right_after_revocation_when_n_is_large);
+	tcase_add_test(tc, slow_read_reenables_bias_right_after_revocation_when_n_is_zero);
+	tcase_add_test(tc, slow_read_reenables_bias_once_inhibition_window_ends);
+	tcase_add_test(tc, zero_word_is_not_inhibited);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("collision");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, slot_collision_falls_back_to_slow_path);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("stress");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, fast_slow_readers_and_writers_keep_mutual_exclusion);
+	tcase_add_test(tc, mutual_exclusion_holds_with_default_slowdown_guard);
+	tcase_add_test(tc, mutual_exclusion_holds_with_preferring_writers);
+	tcase_add_test(tc, mutual_exclusion_holds_with_write_trylocks);
+	tcase_add_test(tc, mutual_exclusion_holds_with_reader_deadlines);
+	tcase_add_test(tc, mutual_exclusion_holds_with_every_kind_of_operation);
+	tcase_add_test(tc, sixteen_threads_on_few_cpus_make_progress);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(bravo_suite());
+	int failed;
+
+	/*
+	 * Fork mode: hangs become time-outs, and every test starts with no
+	 * visible readers table and the default slow-down guard.
+	 */
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,272 @@
+/*
+ * test_wait.c - unit tests for the spin-then-park primitive (locks/wait.h).
+ *
+ * Every test is bounded: a park that never returns becomes a tcase time-out,
+ * which check reports as a failure.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../locks/wait.h"
+
+static struct timespec ts_from_now(clockid_t clock, long ms)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	while (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (ts.tv_nsec < 0) {
+		ts.tv_sec--;
+		ts.tv_nsec += 1000000000L;
+	}
+	return ts;
+}
+
+static const clockid_t clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
+
+/* ---- deadline_passed ---- */
+
+START_TEST(deadline_passed_is_false_without_deadline)
+{
+	struct deadline none = { .abstime = NULL, .clock = CLOCK_MONOTONIC };
+
+	ck_assert(!deadline_passed(NULL));
+	ck_assert(!deadline_passed(&none));
+}
+END_TEST
+
+START_TEST(deadline_passed_is_true_for_negative_seconds)
+{
+	struct timespec ts = { .tv_sec = -1, .tv_nsec = 0 };
+	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+
+	ck_assert(deadline_passed(&dl));
+	ts.tv_sec = -1000000;
+	ts.tv_nsec = 999999999;
+	ck_assert(deadline_passed(&dl));
+}
+END_TEST
+
+START_TEST(deadline_passed_is_true_for_past_time)
+{
+	struct timespec ts = ts_from_now(clocks[_i], -1000);
+	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+
+	ck_assert(deadline_passed(&dl));
+}
+END_TEST
+
+START_TEST(deadline_passed_is_false_for_future_time)
+{
+	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000);
+	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+
+	ck_assert(!deadline_passed(&dl));
+}
+END_TEST
+
+/* ---- wait_park ---- */
+
+START_TEST(park_returns_etimedout_at_past_deadline)
+{
+	_Atomic uint32_t word = 7;
+	struct timespec ts = ts_from_now(clocks[_i], -1000);
+	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+
+	ck_assert_int_eq(wait_park(&word, 7, &dl), ETIMEDOUT);
+	ck_assert_uint_eq(word, 7);
+}
+END_TEST
+
+START_TEST(park_returns_etimedout_at_negative_deadline)
+{
+	_Atomic uint32_t word = 7;
+	struct timespec ts = { .tv_sec = -5, .tv_nsec = 0 };
+	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+
+	ck_assert_int_eq(wait_park(&word, 7, &dl), ETIMEDOUT);
+}
+END_TEST
+
+START_TEST(park_returns_etimedout_once_near_deadline_passes)
+{
+	/* Goes through the kernel's timed wait on this clock. */
+	_Atomic uint32_t word = 7;
+	struct timespec ts = ts_from_now(clocks[_i], 20);
+	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+	int r;
+
+	do
+		r = wait_park(&word, 7, &dl); /* 0 only on a signal: retry */
+	while (r == 0);
+	ck_assert_int_eq(r, ETIMEDOUT);
+	ck_assert(deadline_passed(&dl));
+}
+END_TEST
+
+START_TEST(park_returns_zero_at_once_when_word_differs)
+{
+	_Atomic uint32_t word = 5;
+
+	/* No deadline: if this slept, only the tcase time-out would end it. */
+	ck_assert_int_eq(wait_park(&word, 4, NULL), 0);
+}
+END_TEST
+
+START_TEST(park_with_future_deadline_returns_zero_when_word_differs)
+{
+	_Atomic uint32_t word = 5;
+	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000);
+	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+
+	ck_assert_int_eq(wait_park(&word, 4, &dl), 0);
+}
+END_TEST
+
+struct parker {
+	_Atomic uint32_t word;
+	const struct deadline *dl;
+	atomic_bool started;
+	atomic_bool done;
+	int result;
+};
+
+static void *park_thread(void *arg)
+{
+	struct parker *p = arg;
+
+	atomic_store(&p->started, true);
+	p->result = wait_park(&p->word, 0, p->dl);
+	atomic_store(&p->done, true);
+	return NULL;
+}
+
+/* Wake until the parker has returned: a wake before it parks is harmless. */
+static void wake_until_done(struct parker *p)
+{
+	while (!atomic_load(&p->started))
+		usleep(100);
+	while (!atomic_load(&p->done)) {
+		wait_wake(&p->word, 1);
+		usleep(1000);
+	}
+}
+
+START_TEST(park_returns_when_woken_by_another_thread)
+{
+	struct parker p = { .word = 0, .dl = NULL };
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, park_thread, &p), 0);
+	wake_until_done(&p);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(p.result, 0);
+	ck_assert_uint_eq(p.word, 0); /* woken, not released by a changed word */
+}
+END_TEST
+
+START_TEST(timed_park_returns_zero_when_woken_before_deadline)
+{
+	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000);
+	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+	struct parker p = { .word = 0, .dl = &dl };
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, park_thread, &p), 0);
+	wake_until_done(&p);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(p.result, 0);
+	ck_assert(!deadline_passed(&dl));
+}
+END_TEST
+
+START_TEST(wake_without_sleepers_is_harmless)
+{
+	_Atomic uint32_t word = 3;
+
+	wait_wake(&word, 1);
+	wait_wake(&word, 1 << 30);
+	ck_assert_uint_eq(word, 3);
+}
+END_TEST
+
+/* ---- wait_spin ---- */
+
+START_TEST(spin_reports_word_that_already_differs)
+{
+	_Atomic uint32_t word = 0x12;
+
+	ck_assert(wait_spin(&word, 0xff, 0x10));
+}
+END_TEST
+
+START_TEST(spin_gives_up_on_unchanged_word)
+{
+	_Atomic uint32_t word = 0x12;
+
+	ck_assert(!wait_spin(&word, 0xff, 0x12));
+	/* Bits outside the mask do not count as a change. */
+	ck_assert(!wait_spin(&word, 0xf0, 0x1f));
+}
+END_TEST
+
+static Suite *wait_suite(void)
+{
+	Suite *s = suite_create("wait");
+	TCase *tc;
+
+	tc = tcase_create("deadline");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, deadline_passed_is_false_without_deadline);
+	tcase_add_loop_test(tc, deadline_passed_is_true_for_negative_seconds, 0, 2);
+	tcase_add_loop_test(tc, deadline_passed_is_true_for_past_time, 0, 2);
+	tcase_add_loop_test(tc, deadline_passed_is_false_for_future_time, 0, 2);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("park");
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, park_returns_etimedout_at_past_deadline, 0, 2);
+	tcase_add_loop_test(tc, park_returns_etimedout_at_negative_deadline, 0, 2);
+	tcase_add_loop_test(tc, park_returns_etimedout_once_near_deadline_passes, 0, 2);
+	tcase_add_test(tc, park_returns_zero_at_once_when_word_differs);
+	tcase_add_loop_test(tc, park_with_future_deadline_returns_zero_when_word_differs, 0, 2);
+	tcase_add_test(tc, park_returns_when_woken_by_another_thread);
+	tcase_add_loop_test(tc, timed_park_returns_zero_when_woken_before_deadline, 0, 2);
+	tcase_add_test(tc, wake_without_sleepers_is_harmless);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("spin");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, spin_reports_word_that_already_differs);
+	tcase_add_test(tc, spin_gives_up_on_unchanged_word);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(wait_suite());
+	int failed;
+
+	/* Time-outs (hangs) are only caught in fork mode. */
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
