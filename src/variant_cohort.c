@@ -1,0 +1,131 @@
+/*
+ * variant_cohort.c - the Cohort-RW variant: C-RW-WP (locks/cohort.h) in a
+ * heap block, one reader indicator and one local writer lock per NUMA node.
+ * The per-acquisition word is the caller's node, computed once when it
+ * locks: a reader that migrated still releases the indicator it raised, a
+ * writer the local lock it took.  Writer-preferring whatever the kind.
+ */
+#include "variant.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "../locks/cohort.h"
+#include "config.h"
+#include "heap_handle.h"
+#include "topology.h"
+
+const char variant_name[] = "cohort-rw";
+
+static unsigned cohort_nodes(void)
+{
+	return topology.nnodes < COHORT_MAX_NODES ? topology.nnodes : COHORT_MAX_NODES;
+}
+
+static void cohort_reset(void *block)
+{
+	cohort_rw_init(block, cohort_nodes(), config.cohort_handoff);
+}
+
+static struct cohort_rw *cohort_of(pthread_rwlock_t *rw)
+{
+	return handle_block(rw, cohort_rw_size(cohort_nodes()), cohort_reset);
+}
+
+/* The caller's node, folded into the lock's own node count. */
+static unsigned node_for(struct cohort_rw *l)
+{
+	unsigned node = topology_node();
+
+	return node < l->global.nnodes ? node : node % l->global.nnodes;
+}
+
+void variant_load(void)
+{
+	topology_load();
+	registry_atfork();
+}
+
+const char *variant_detail(void)
+{
+	static char detail[96];
+
+	snprintf(detail, sizeof(detail), "nodes=%u node_source=%s handoff=%u lock_bytes=%zu",
+		 cohort_nodes(), topology.node_source, config.cohort_handoff,
+		 cohort_rw_size(cohort_nodes()));
+	return detail;
+}
+
+int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
+{
+	handle_heap_init(rw, attr);
+	return 0;
+}
+
+int variant_destroy(pthread_rwlock_t *rw)
+{
+	struct cohort_rw *l = handle_held_block(rw);
+
+	if (l && !cohort_rw_is_idle(l))
+		return EBUSY;
+	registry_detach(rw, handle_block_slot(rw));
+	return 0;
+}
+
+int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+{
+	struct cohort_rw *l = cohort_of(rw);
+	unsigned node;
+
+	if (!l)
+		return EAGAIN;
+	node = node_for(l);
+	*data = node;
+	return cohort_rw_read_lock(l, node, dl);
+}
+
+int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	struct cohort_rw *l = cohort_of(rw);
+	unsigned node;
+
+	if (!l)
+		return EAGAIN;
+	node = node_for(l);
+	*data = node;
+	return cohort_rw_read_trylock(l, node) ? 0 : EBUSY;
+}
+
+void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
+{
+	cohort_rw_read_unlock(handle_held_block(rw), (unsigned)data);
+}
+
+int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+{
+	struct cohort_rw *l = cohort_of(rw);
+	unsigned node;
+
+	if (!l)
+		return EAGAIN;
+	node = node_for(l);
+	*data = node;
+	return cohort_rw_write_lock(l, node, dl);
+}
+
+int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	struct cohort_rw *l = cohort_of(rw);
+	unsigned node;
+
+	if (!l)
+		return EAGAIN;
+	node = node_for(l);
+	*data = node;
+	return cohort_rw_write_trylock(l, node) ? 0 : EBUSY;
+}
+
+void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
+{
+	cohort_rw_write_unlock(handle_held_block(rw), (unsigned)data);
+}
