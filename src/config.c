@@ -13,9 +13,12 @@
 
 struct config config;
 
-/* Parse a decimal in [min, max]; on error, say so and keep *out. */
-static void env_uint(const char *name, unsigned long min, unsigned long max,
-		     bool pow2, unsigned long *out)
+/*
+ * Parse a decimal in [min, max]; on error, say so and keep *out.  what_default
+ * names the default when it is not a plain number.
+ */
+static void env_uint_desc(const char *name, unsigned long min, unsigned long max,
+			  bool pow2, unsigned long *out, const char *what_default)
 {
 	const char *s = getenv(name);
 	unsigned long v;
@@ -27,11 +30,21 @@ static void env_uint(const char *name, unsigned long min, unsigned long max,
 	v = strtoul(s, &end, 10);
 	if (*s == '-' || *s == '\0' || *end != '\0' || errno || v < min || v > max ||
 	    (pow2 && (v & (v - 1)))) {
-		fprintf(stderr, "libbravo: ignoring %s=\"%s\" (want %s%lu..%lu); using %lu\n",
-			name, s, pow2 ? "a power of two in " : "", min, max, *out);
+		if (what_default)
+			fprintf(stderr, "libbravo: ignoring %s=\"%s\" (want %s%lu..%lu); using %s\n",
+				name, s, pow2 ? "a power of two in " : "", min, max, what_default);
+		else
+			fprintf(stderr, "libbravo: ignoring %s=\"%s\" (want %s%lu..%lu); using %lu\n",
+				name, s, pow2 ? "a power of two in " : "", min, max, *out);
 		return;
 	}
 	*out = v;
+}
+
+static void env_uint(const char *name, unsigned long min, unsigned long max,
+		     bool pow2, unsigned long *out)
+{
+	env_uint_desc(name, min, max, pow2, out, NULL);
 }
 
 void config_load(void)
@@ -43,7 +56,7 @@ void config_load(void)
 	env_uint("BRAVO_TABLE_SIZE", VR_TABLE_MIN_SLOTS, 1ul << 24, true, &slots);
 	env_uint("BRAVO_SPIN", 0, 1000000, false, &spin);
 	env_uint("BRAVO_VERBOSE", 0, 1, false, &verbose);
-	env_uint("BRAVO_COHORT_NODES", 1, 1024, false, &nodes);
+	env_uint_desc("BRAVO_COHORT_NODES", 1, 1024, false, &nodes, "the machine's NUMA nodes");
 	env_uint("BRAVO_COHORT_HANDOFF", 1, 1000000, false, &handoff);
 	config.slowdown_n = (unsigned)n;
 	config.table_slots = (uint32_t)slots;
