@@ -2,11 +2,26 @@
  * variant.h - the lock algorithm behind the exported functions.
  *
  * Exactly one implementation is compiled into each shared object, chosen by
- * a -D switch (LIBBRAVO_VARIANT_*).  rwlock.c has already dealt with errno
- * rules, recursion and process-shared locks; these functions only lock.
- * *data is the per-acquisition word carried in the held-lock list from the
- * lock to its unlock.  Blocking calls return 0 or ETIMEDOUT; try-locks 0 or
- * EBUSY.
+ * a -D switch, and included here so the lock paths inline it into the
+ * exported functions (rwlock.c).  rwlock.c has already dealt with errno
+ * rules, recursion and process-shared locks; a variant only locks.  Each
+ * provides, as static functions:
+ *
+ *   variant_name[]                        the name --with-lock and the
+ *                                         start-up line use
+ *   variant_load(), variant_detail()      once at load; what the start-up
+ *                                         line says about it
+ *   variant_init(rw, attr)                0
+ *   variant_destroy(rw)                   0, or EBUSY if held or waited for
+ *   variant_read_lock(rw, &data, dl)      0, ETIMEDOUT (EAGAIN: no memory)
+ *   variant_read_trylock(rw, &data)       0, EBUSY (EAGAIN: no memory)
+ *   variant_read_unlock(rw, data)
+ *   variant_write_lock(rw, &data, dl)     0, ETIMEDOUT (EAGAIN: no memory)
+ *   variant_write_trylock(rw, &data)      0, EBUSY (EAGAIN: no memory)
+ *   variant_write_unlock(rw, data)
+ *
+ * data is the per-acquisition word carried in the held-lock list from the
+ * lock to its unlock (BRAVO slot, CPU index, NUMA node).
  */
 #ifndef LIBBRAVO_VARIANT_H
 #define LIBBRAVO_VARIANT_H
@@ -16,19 +31,16 @@
 
 #include "../locks/wait.h"
 
-extern const char variant_name[];
-
-void variant_load(void); /* once, at load */
-/* What the start-up line says about this variant ("table_slots=4096 ..."). */
-const char *variant_detail(void);
-int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr);
-int variant_destroy(pthread_rwlock_t *rw); /* 0, or EBUSY if held */
-
-int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl);
-int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data);
-void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data);
-int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl);
-int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data);
-void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data);
+#if defined(LIBBRAVO_VARIANT_BA)
+#include "variant_ba.h"
+#elif defined(LIBBRAVO_UNDER_BA) || defined(LIBBRAVO_UNDER_PTHREAD)
+#include "variant_bravo.h"
+#elif defined(LIBBRAVO_VARIANT_PERCPU)
+#include "variant_percpu.h"
+#elif defined(LIBBRAVO_VARIANT_COHORT)
+#include "variant_cohort.h"
+#else
+#error "no lock variant selected (-DLIBBRAVO_VARIANT_...)"
+#endif
 
 #endif

@@ -3,8 +3,8 @@
  * (locks/percpu.h) in a heap block.  A reader's per-acquisition word is the
  * sub-lock index it took, so it releases that one after a migration.
  */
-#include "variant.h"
-
+#ifndef LIBBRAVO_VARIANT_PERCPU_H
+#define LIBBRAVO_VARIANT_PERCPU_H
 #include <errno.h>
 #include <stdio.h>
 
@@ -12,7 +12,7 @@
 #include "heap_handle.h"
 #include "topology.h"
 
-const char variant_name[] = "percpu";
+static const char variant_name[] = "percpu";
 
 static void percpu_reset(void *block)
 {
@@ -24,13 +24,13 @@ static struct percpu_lock *percpu_of(pthread_rwlock_t *rw)
 	return handle_block(rw, percpu_size(topology.ncpus), percpu_reset);
 }
 
-void variant_load(void)
+static inline void variant_load(void)
 {
 	topology_load();
 	registry_atfork();
 }
 
-const char *variant_detail(void)
+static inline const char *variant_detail(void)
 {
 	static char detail[64];
 
@@ -39,13 +39,13 @@ const char *variant_detail(void)
 	return detail;
 }
 
-int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
+static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
 	handle_heap_init(rw, attr); /* phase-fair whatever the kind */
 	return 0;
 }
 
-int variant_destroy(pthread_rwlock_t *rw)
+static inline int variant_destroy(pthread_rwlock_t *rw)
 {
 	struct percpu_lock *l = handle_held_block(rw);
 
@@ -55,7 +55,7 @@ int variant_destroy(pthread_rwlock_t *rw)
 	return 0;
 }
 
-int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	struct percpu_lock *l = percpu_of(rw);
 	unsigned idx;
@@ -67,7 +67,7 @@ int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadli
 	return percpu_read_lock(l, idx, dl);
 }
 
-int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	struct percpu_lock *l = percpu_of(rw);
 	unsigned idx;
@@ -79,12 +79,12 @@ int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 	return percpu_read_trylock(l, idx) ? 0 : EBUSY;
 }
 
-void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
+static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	percpu_read_unlock(handle_held_block(rw), (unsigned)data);
 }
 
-int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	struct percpu_lock *l = percpu_of(rw);
 
@@ -92,7 +92,7 @@ int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadl
 	return l ? percpu_write_lock(l, dl) : EAGAIN;
 }
 
-int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	struct percpu_lock *l = percpu_of(rw);
 
@@ -102,8 +102,10 @@ int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 	return percpu_write_trylock(l) ? 0 : EBUSY;
 }
 
-void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
+static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;
 	percpu_write_unlock(handle_held_block(rw));
 }
+
+#endif

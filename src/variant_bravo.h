@@ -9,8 +9,8 @@
  * allocates.  The underlying ops are constant and the wrapper is inlined,
  * so the compiler calls them directly.
  */
-#include "variant.h"
-
+#ifndef LIBBRAVO_VARIANT_BRAVO_H
+#define LIBBRAVO_VARIANT_BRAVO_H
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +23,7 @@
 
 #if defined(LIBBRAVO_UNDER_BA)
 
-const char variant_name[] = "bravo-ba";
+static const char variant_name[] = "bravo-ba";
 
 _Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
 	       "BA fits before the handle's marker");
@@ -75,7 +75,7 @@ static bool writer_pref(pthread_rwlock_t *rw)
 	return handle_prefers_writers(rw);
 }
 
-int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
+static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
 	int kind = PTHREAD_RWLOCK_DEFAULT_NP;
 
@@ -88,7 +88,7 @@ int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 
 #elif defined(LIBBRAVO_UNDER_PTHREAD)
 
-const char variant_name[] = "bravo-pthread";
+static const char variant_name[] = "bravo-pthread";
 
 static int under_read_lock(void *u, const struct deadline *dl)
 {
@@ -141,7 +141,7 @@ static bool writer_pref(pthread_rwlock_t *rw)
 	return handle_prefers_writers(rw);
 }
 
-int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
+static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
 	return real()->init(rw, attr); /* zeroes the BRAVO word and the marker */
 }
@@ -159,12 +159,12 @@ static const struct rw_ops under_ops = {
 	.write_unlock = under_write_unlock,
 };
 
-void variant_load(void)
+static inline void variant_load(void)
 {
 	vr_table_init(config.table_slots);
 }
 
-const char *variant_detail(void)
+static inline const char *variant_detail(void)
 {
 	static char detail[64];
 
@@ -173,42 +173,44 @@ const char *variant_detail(void)
 	return detail;
 }
 
-int variant_destroy(pthread_rwlock_t *rw)
+static inline int variant_destroy(pthread_rwlock_t *rw)
 {
 	if (bravo_has_fast_readers(handle_bravo(rw), rw) || !under_idle(rw))
 		return EBUSY;
 	return 0;
 }
 
-int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	return bravo_read_lock(handle_bravo(rw), rw, &under_ops, data, dl);
 }
 
-int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	return bravo_read_trylock(handle_bravo(rw), rw, &under_ops, data) ? 0 : EBUSY;
 }
 
-void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
+static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	bravo_read_unlock(rw, &under_ops, data);
 }
 
-int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	(void)data;
 	return bravo_write_lock(handle_bravo(rw), rw, &under_ops, writer_pref(rw), dl);
 }
 
-int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	(void)data;
 	return bravo_write_trylock(handle_bravo(rw), rw, &under_ops) ? 0 : EBUSY;
 }
 
-void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
+static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;
 	bravo_write_unlock(rw, &under_ops);
 }
+
+#endif

@@ -5,8 +5,8 @@
  * locks: a reader that migrated still releases the indicator it raised, a
  * writer the local lock it took.  Writer-preferring whatever the kind.
  */
-#include "variant.h"
-
+#ifndef LIBBRAVO_VARIANT_COHORT_H
+#define LIBBRAVO_VARIANT_COHORT_H
 #include <errno.h>
 #include <stdio.h>
 
@@ -15,7 +15,7 @@
 #include "heap_handle.h"
 #include "topology.h"
 
-const char variant_name[] = "cohort-rw";
+static const char variant_name[] = "cohort-rw";
 
 static unsigned cohort_nodes(void)
 {
@@ -40,13 +40,13 @@ static unsigned node_for(struct cohort_rw *l)
 	return node < l->global.nnodes ? node : node % l->global.nnodes;
 }
 
-void variant_load(void)
+static inline void variant_load(void)
 {
 	topology_load();
 	registry_atfork();
 }
 
-const char *variant_detail(void)
+static inline const char *variant_detail(void)
 {
 	static char detail[96];
 
@@ -56,13 +56,13 @@ const char *variant_detail(void)
 	return detail;
 }
 
-int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
+static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
 	handle_heap_init(rw, attr);
 	return 0;
 }
 
-int variant_destroy(pthread_rwlock_t *rw)
+static inline int variant_destroy(pthread_rwlock_t *rw)
 {
 	struct cohort_rw *l = handle_held_block(rw);
 
@@ -72,7 +72,7 @@ int variant_destroy(pthread_rwlock_t *rw)
 	return 0;
 }
 
-int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	struct cohort_rw *l = cohort_of(rw);
 	unsigned node;
@@ -84,7 +84,7 @@ int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadli
 	return cohort_rw_read_lock(l, node, dl);
 }
 
-int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	struct cohort_rw *l = cohort_of(rw);
 	unsigned node;
@@ -96,12 +96,12 @@ int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 	return cohort_rw_read_trylock(l, node) ? 0 : EBUSY;
 }
 
-void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
+static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	cohort_rw_read_unlock(handle_held_block(rw), (unsigned)data);
 }
 
-int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	struct cohort_rw *l = cohort_of(rw);
 	unsigned node;
@@ -113,7 +113,7 @@ int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadl
 	return cohort_rw_write_lock(l, node, dl);
 }
 
-int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	struct cohort_rw *l = cohort_of(rw);
 	unsigned node;
@@ -125,7 +125,9 @@ int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 	return cohort_rw_write_trylock(l, node) ? 0 : EBUSY;
 }
 
-void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
+static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	cohort_rw_write_unlock(handle_held_block(rw), (unsigned)data);
 }
+
+#endif

@@ -2,15 +2,15 @@
  * variant_ba.c - the BA variant: the phase-fair lock inline in the handle.
  * Phase-fair whatever kind the program asks for.
  */
-#include "variant.h"
-
+#ifndef LIBBRAVO_VARIANT_BA_H
+#define LIBBRAVO_VARIANT_BA_H
 #include <errno.h>
 #include <string.h>
 
 #include "../locks/ba.h"
 #include "handle.h"
 
-const char variant_name[] = "ba";
+static const char variant_name[] = "ba";
 
 _Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
 	       "BA fits before the handle's marker");
@@ -20,16 +20,16 @@ static inline struct ba_lock *ba_of(pthread_rwlock_t *rw)
 	return (struct ba_lock *)(void *)rw;
 }
 
-void variant_load(void)
+static inline void variant_load(void)
 {
 }
 
-const char *variant_detail(void)
+static inline const char *variant_detail(void)
 {
 	return "";
 }
 
-int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
+static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
 	int kind = PTHREAD_RWLOCK_DEFAULT_NP;
 
@@ -40,43 +40,45 @@ int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 	return 0;
 }
 
-int variant_destroy(pthread_rwlock_t *rw)
+static inline int variant_destroy(pthread_rwlock_t *rw)
 {
 	return ba_is_idle(ba_of(rw)) ? 0 : EBUSY;
 }
 
-int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	(void)data;
 	return ba_read_lock(ba_of(rw), dl);
 }
 
-int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	(void)data;
 	return ba_read_trylock(ba_of(rw)) ? 0 : EBUSY;
 }
 
-void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
+static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;
 	ba_read_unlock(ba_of(rw));
 }
 
-int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	(void)data;
 	return ba_write_lock(ba_of(rw), dl);
 }
 
-int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
+static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	(void)data;
 	return ba_write_trylock(ba_of(rw)) ? 0 : EBUSY;
 }
 
-void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
+static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;
 	ba_write_unlock(ba_of(rw));
 }
+
+#endif
