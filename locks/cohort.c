@@ -18,9 +18,10 @@
  *    waiter cannot withdraw while the lock is free: if it times out then,
  *    it takes the lock instead.  With LGPASS it owns the cohort mutex and
  *    returns 0, late; without, it asks for the global lock with its
- *    (passed) deadline, which gets it only if the lock is free or granted
- *    at once, and otherwise gives both up (waking the next local waiter).
- *    So the global lock is never left with a node whose writers all left.
+ *    (passed) deadline, which gets it only if it is free or granted before
+ *    the waiter withdraws, and otherwise gives both up (waking the next
+ *    local waiter).  So the global lock is never left with a node whose
+ *    writers all left.
  *
  *  - A writer waiting for the global lock (it holds its local lock) is one
  *    bit of gstate's waiting mask.  It withdraws with a CAS that clears its
