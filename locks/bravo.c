@@ -4,6 +4,8 @@
  */
 #include "bravo.h"
 
+#include "events.h"
+
 #include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -134,13 +136,19 @@ static int vr_wait_for_readers(const void *lock, const struct deadline *dl, bool
 
 int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl, bool nowait)
 {
+	void (*revoked)(uint64_t) = lock_event_revoked;
+	uint64_t t0 = revoked ? lock_event_clock_ns() : 0;
 	uint64_t start = bravo_now(), old;
 	int r;
 
 	/* seq_cst RMW: the Dekker pair with bravo_read_fast (see bravo.h). */
 	old = atomic_fetch_and_explicit(&b->word, ~(BRAVO_RBIAS | BRAVO_USED), memory_order_seq_cst);
-	if (!(old & BRAVO_USED))
-		return 0; /* no reader took the fast path: nothing to wait for */
+	if (!(old & BRAVO_USED)) {
+		/* No reader took the fast path: nothing to wait for. */
+		if (revoked)
+			revoked(lock_event_clock_ns() - t0);
+		return 0;
+	}
 	r = vr_wait_for_readers(lock, dl, nowait);
 	if (r) {
 		/*
@@ -153,6 +161,8 @@ int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl, b
 		return r;
 	}
 	bravo_inhibit(b, start);
+	if (revoked)
+		revoked(lock_event_clock_ns() - t0);
 	return 0;
 }
 
@@ -167,4 +177,18 @@ bool bravo_has_fast_readers(struct bravo *b, const void *lock)
 		if (atomic_load_explicit(&t->slot[i], memory_order_acquire) == lock)
 			return true;
 	return false;
+}
+
+enum bravo_miss bravo_miss_cause(uint64_t w, const void *lock)
+{
+	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
+	const void *in_slot;
+
+	if (w & BRAVO_WAITERS_MASK)
+		return BRAVO_MISS_WRITER_WAITING;
+	if (!(w & BRAVO_RBIAS))
+		return bravo_inhibited(w, bravo_now()) ? BRAVO_MISS_INHIBITED : BRAVO_MISS_BIAS_OFF;
+	/* Bias was on: either our slot was taken, or a writer got between. */
+	in_slot = t ? atomic_load_explicit(vr_slot_of(t, lock), memory_order_relaxed) : NULL;
+	return in_slot && in_slot != lock ? BRAVO_MISS_COLLISION : BRAVO_MISS_LOST_RACE;
 }

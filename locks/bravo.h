@@ -94,6 +94,16 @@ bool vr_table_init(uint32_t slots);
 uint32_t vr_table_default_slots(void);
 uint32_t vr_table_slots(void);
 
+/* Why a reader missed the fast path (reported only when asked for). */
+enum bravo_miss {
+	BRAVO_MISS_BIAS_OFF,       /* RBias clear, bias may be re-enabled */
+	BRAVO_MISS_INHIBITED,      /* RBias clear, inside the slow-down window */
+	BRAVO_MISS_WRITER_WAITING, /* a writer-preferring writer waits */
+	BRAVO_MISS_COLLISION,      /* the thread's slot holds another lock */
+	BRAVO_MISS_LOST_RACE,      /* RBias was set, but a writer cleared it */
+	BRAVO_MISS_KINDS
+};
+
 /* The underlying lock, as BRAVO sees it. 0 or ETIMEDOUT from blocking calls. */
 struct rw_ops {
 	int (*read_lock)(void *u, const struct deadline *dl);
@@ -196,6 +206,13 @@ static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
 	atomic_store_explicit(slot, NULL, memory_order_relaxed);
 	return NULL;
 }
+
+/*
+ * Why a reader that found the lock word `seen` and then went through the
+ * slow path missed the fast path, judged from that word and the thread's
+ * slot now (for statistics: a race in between can blur the causes).
+ */
+enum bravo_miss bravo_miss_cause(uint64_t seen, const void *lock);
 
 static inline void bravo_read_fast_unlock(vr_slot_t *slot)
 {

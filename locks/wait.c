@@ -3,6 +3,8 @@
  */
 #include "wait.h"
 
+#include "events.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -11,6 +13,8 @@
 #include <unistd.h>
 
 unsigned wait_spin_budget = 128;
+void (*lock_event_waited)(uint64_t ns);
+void (*lock_event_revoked)(uint64_t ns);
 
 static long sys_futex(_Atomic uint32_t *uaddr, int op, uint32_t val,
 		      const struct timespec *ts, uint32_t val3)
@@ -45,11 +49,16 @@ int wait_park(_Atomic uint32_t *word, uint32_t expected, const struct deadline *
 		if (dl->clock == CLOCK_REALTIME)
 			op |= FUTEX_CLOCK_REALTIME;
 	}
-	if (sys_futex(word, op, expected, ts, FUTEX_BITSET_MATCH_ANY) == 0)
-		return 0;
-	if (errno == ETIMEDOUT)
+	void (*waited)(uint64_t) = lock_event_waited;
+	uint64_t t0 = waited ? lock_event_clock_ns() : 0;
+	long r = sys_futex(word, op, expected, ts, FUTEX_BITSET_MATCH_ANY);
+	int err = r == 0 ? 0 : errno;
+
+	if (waited)
+		waited(lock_event_clock_ns() - t0);
+	if (err == ETIMEDOUT)
 		return ETIMEDOUT;
-	/* EAGAIN (word changed), EINTR (signal): the caller re-checks. */
+	/* 0 (woken), EAGAIN (word changed), EINTR (signal): the caller re-checks. */
 	return 0;
 }
 
@@ -60,5 +69,10 @@ void wait_wake(_Atomic uint32_t *word, int count)
 
 void wait_yield(void)
 {
+	void (*waited)(uint64_t) = lock_event_waited;
+	uint64_t t0 = waited ? lock_event_clock_ns() : 0;
+
 	sched_yield();
+	if (waited)
+		waited(lock_event_clock_ns() - t0);
 }

@@ -50,18 +50,22 @@ static void env_uint(const char *name, unsigned long min, unsigned long max,
 void config_load(void)
 {
 	unsigned long n = 9, slots = vr_table_default_slots(), spin = 128, verbose = 0;
-	unsigned long nodes = 0, handoff = 64;
+	unsigned long nodes = 0, handoff = 64, stats = 0;
+	const char *stats_file = getenv("BRAVO_STATS_FILE");
 
 	env_uint("BRAVO_N", 0, 1000000, false, &n);
 	env_uint("BRAVO_TABLE_SIZE", VR_TABLE_MIN_SLOTS, 1ul << 24, true, &slots);
 	env_uint("BRAVO_SPIN", 0, 1000000, false, &spin);
 	env_uint("BRAVO_VERBOSE", 0, 1, false, &verbose);
+	env_uint("BRAVO_STATS", 0, 1, false, &stats);
 	env_uint_desc("BRAVO_COHORT_NODES", 1, 1024, false, &nodes, "the machine's NUMA nodes");
 	env_uint("BRAVO_COHORT_HANDOFF", 1, 1000000, false, &handoff);
 	config.slowdown_n = (unsigned)n;
 	config.table_slots = (uint32_t)slots;
 	config.spin = (unsigned)spin;
 	config.verbose = verbose != 0;
+	config.stats = stats != 0 || (stats_file && *stats_file);
+	config.stats_file = stats_file && *stats_file ? stats_file : NULL;
 	config.cohort_nodes = (unsigned)nodes;
 	config.cohort_handoff = (unsigned)handoff;
 	bravo_slowdown_n = config.slowdown_n;

@@ -6,6 +6,8 @@
  *                     (default: 64 per CPU, at least 4096)
  *   BRAVO_SPIN        pause iterations before a waiter parks (default 128)
  *   BRAVO_VERBOSE     1: one start-up line on stderr (variant, sizes, CPUs)
+ *   BRAVO_STATS       1: statistics, printed at exit (stats.h)
+ *   BRAVO_STATS_FILE  statistics to this file (appended) instead of stderr
  *   BRAVO_COHORT_NODES   Cohort-RW: split the online CPUs into K artificial
  *                     NUMA nodes (default: the machine's nodes, via libnuma)
  *   BRAVO_COHORT_HANDOFF Cohort-RW: local writer hand-offs before the global
@@ -25,6 +27,8 @@ struct config {
 	uint32_t table_slots;
 	unsigned spin;
 	bool verbose;
+	bool stats;
+	const char *stats_file; /* NULL: stderr */
 	unsigned cohort_nodes;   /* 0: the machine's */
 	unsigned cohort_handoff;
 };

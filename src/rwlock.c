@@ -29,6 +29,7 @@
 #include "held.h"
 #include "handle.h"
 #include "real.h"
+#include "stats.h"
 #include "variant.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -94,6 +95,7 @@ static int held_check(struct held *h, enum held_mode mode, bool try)
 	if (h->count == UINT32_MAX)
 		return EAGAIN;
 	h->count++;
+	stat_add(STAT_READ_REENTRIES, 1);
 	return 0;
 }
 
@@ -108,13 +110,13 @@ static int rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
 	int r;
 
 	if (null_ptr(rw) || handle_is_destroyed(rw))
-		return EINVAL;
+		return stat_error(EINVAL);
 	r = held_check(held_find(rw), mode, try);
 	if (r >= 0)
-		return r;
+		return stat_error(r);
 	h = held_push(rw, mode);
 	if (!h)
-		return EAGAIN;
+		return stat_error(EAGAIN);
 	if (try || dl) {
 		r = algo_trylock(rw, h);
 		if (r == 0 || try)
@@ -131,9 +133,12 @@ static int rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
 	}
 	r = algo_lock(rw, h, dl);
 out:
-	if (r)
+	if (r) {
 		held_remove(h);
-	return r;
+		return stat_error(r);
+	}
+	stat_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
+	return 0;
 }
 
 static int rwlock_acquire_timed(pthread_rwlock_t *rw, enum held_mode mode,
@@ -142,7 +147,7 @@ static int rwlock_acquire_timed(pthread_rwlock_t *rw, enum held_mode mode,
 	struct deadline dl = { abstime, clk };
 
 	if (!clock_supported(clk))
-		return EINVAL;
+		return stat_error(EINVAL);
 	return rwlock_acquire(rw, mode, false, &dl);
 }
 
@@ -164,16 +169,16 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 	int r;
 
 	if (null_ptr(rw) || handle_is_destroyed(rw))
-		return EINVAL;
+		return stat_error(EINVAL);
 	if (held_find(rw))
-		return EBUSY;
+		return stat_error(EBUSY);
 	if (handle_is_pshared(rw))
 		r = real()->destroy(rw);
 	else
 		r = variant_destroy(rw);
 	if (r == 0)
 		handle_mark_destroyed(rw);
-	return r;
+	return stat_error(r);
 }
 
 EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
@@ -223,10 +228,10 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 	struct held *h;
 
 	if (null_ptr(rw))
-		return EINVAL;
+		return stat_error(EINVAL);
 	h = held_find(rw);
 	if (!h)
-		return EPERM;
+		return stat_error(EPERM);
 	if (h->mode == HELD_READ && h->count > 1) {
 		h->count--;
 		return 0;
@@ -261,6 +266,8 @@ __attribute__((constructor)) static void libbravo_load(void)
 	pthread_atfork(NULL, NULL, held_after_fork_in_child);
 	real_resolve();
 	config_load();
+	if (config.stats)
+		stats_start(variant_name, config.stats_file);
 	variant_load();
 	config_announce(variant_name, variant_detail());
 }

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "handle.h"
 #include "real.h"
+#include "stats.h"
 
 #if defined(LIBBRAVO_UNDER_BA)
 
@@ -180,14 +181,38 @@ static inline int variant_destroy(pthread_rwlock_t *rw)
 	return 0;
 }
 
+/* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */
+static void count_read(pthread_rwlock_t *rw, uintptr_t slot, uint64_t seen)
+{
+	stat_add_slow(slot ? STAT_READ_FAST : STAT_SLOW_BIAS_OFF + bravo_miss_cause(seen, rw), 1);
+}
+
+/* The lock word as a reader finds it, only when statistics want it. */
+static inline uint64_t seen_word(pthread_rwlock_t *rw)
+{
+	return __builtin_expect(stats_on, 0) ?
+	       atomic_load_explicit(&handle_bravo(rw)->word, memory_order_relaxed) : 0;
+}
+
 static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
-	return bravo_read_lock(handle_bravo(rw), rw, &under_ops, data, dl);
+	uint64_t seen = seen_word(rw);
+	int r = bravo_read_lock(handle_bravo(rw), rw, &under_ops, data, dl);
+
+	if (__builtin_expect(stats_on, 0) && r == 0)
+		count_read(rw, *data, seen);
+	return r;
 }
 
 static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
-	return bravo_read_trylock(handle_bravo(rw), rw, &under_ops, data) ? 0 : EBUSY;
+	uint64_t seen = seen_word(rw);
+
+	if (!bravo_read_trylock(handle_bravo(rw), rw, &under_ops, data))
+		return EBUSY;
+	if (__builtin_expect(stats_on, 0))
+		count_read(rw, *data, seen);
+	return 0;
 }
 
 static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)

@@ -1,0 +1,26 @@
+/*
+ * events.h - what the algorithms tell a listener (libbravo's statistics).
+ *
+ * Hooks are NULL unless statistics are on; they are only looked at on slow
+ * paths (a futex sleep, a revocation), never on a fast path.
+ */
+#ifndef LIBBRAVO_EVENTS_H
+#define LIBBRAVO_EVENTS_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* Time asleep in a futex wait, or yielding while a revocation waits. */
+extern void (*lock_event_waited)(uint64_t ns);
+/* A BRAVO revocation (bias cleared, table scanned) and how long it took. */
+extern void (*lock_event_revoked)(uint64_t ns);
+
+static inline uint64_t lock_event_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * stats.h - optional statistics (BRAVO_STATS=1, or BRAVO_STATS_FILE=PATH).
+ *
+ * Counted per thread in TLS (no shared cache line on any lock path), merged
+ * into process totals when a thread exits, and printed at process exit as
+ * one "libbravo.KEY=VALUE" line each.  When statistics are off, a counting
+ * site costs one load and a not-taken branch on a read-only flag.
+ */
+#ifndef LIBBRAVO_STATS_H
+#define LIBBRAVO_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum stat_counter {
+	STAT_READS,             /* read acquisitions (not re-entries) */
+	STAT_READ_FAST,         /* ... through the visible readers table */
+	STAT_SLOW_BIAS_OFF,     /* BRAVO slow reads, by cause (bravo.h) */
+	STAT_SLOW_INHIBITED,
+	STAT_SLOW_WRITER_WAITING,
+	STAT_SLOW_COLLISION,
+	STAT_SLOW_LOST_RACE,
+	STAT_WRITES,            /* write acquisitions */
+	STAT_READ_REENTRIES,    /* reads of a lock the thread already read */
+	STAT_REVOCATIONS,
+	STAT_REVOCATION_NS,
+	STAT_REVOCATION_MAX_NS, /* merged as a maximum */
+	STAT_WAIT_NS,           /* asleep on a futex or yielding */
+	STAT_ERR_EDEADLK,       /* error returns, by errno */
+	STAT_ERR_EBUSY,
+	STAT_ERR_EPERM,
+	STAT_ERR_EINVAL,
+	STAT_ERR_ETIMEDOUT,
+	STAT_ERR_EAGAIN,
+	STAT_COUNT
+};
+
+extern bool stats_on;
+
+void stat_add_slow(enum stat_counter s, uint64_t n);
+
+static inline void stat_add(enum stat_counter s, uint64_t n)
+{
+	if (__builtin_expect(stats_on, 0))
+		stat_add_slow(s, n);
+}
+
+/* Count an error return (0 is not counted); returns err. */
+int stat_error_slow(int err);
+
+static inline int stat_error(int err)
+{
+	if (__builtin_expect(stats_on, 0) && err)
+		return stat_error_slow(err);
+	return err;
+}
+
+/* Turn statistics on (at load); the report goes to path, or stderr if NULL. */
+void stats_start(const char *variant, const char *path);
+
+/* The totals so far (all threads), for tests. */
+void stats_totals(uint64_t out[STAT_COUNT]);
+
+#endif
