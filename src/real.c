@@ -8,6 +8,7 @@
 #include "real.h"
 
 #include <dlfcn.h>
+#include <gnu/lib-names.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,9 +18,29 @@
 struct real_rwlock real_rwlock;
 atomic_bool real_resolved;
 
-static void *lookup(const char *name)
+/*
+ * The next definition after ours; if libc was loaded ahead of us (e.g.
+ * LD_PRELOAD="libc.so.6 libbravo.so"), RTLD_NEXT cannot see it, so ask
+ * libc itself.
+ */
+static void *next_symbol(const char *name)
 {
 	void *fn = dlsym(RTLD_NEXT, name);
+	void *libc;
+
+	if (fn)
+		return fn;
+	libc = dlopen(LIBC_SO, RTLD_NOW | RTLD_NOLOAD);
+	if (!libc)
+		return NULL;
+	fn = dlsym(libc, name);
+	dlclose(libc);
+	return fn;
+}
+
+static void *lookup(const char *name)
+{
+	void *fn = next_symbol(name);
 
 	if (!fn) {
 		/* Without glibc's rwlock nothing can work: say so once, loudly. */
@@ -81,8 +102,8 @@ static void resolve_once(void)
 	r.trywrlock = lookup("pthread_rwlock_trywrlock");
 	r.timedwrlock = lookup("pthread_rwlock_timedwrlock");
 	r.unlock = lookup("pthread_rwlock_unlock");
-	r.clockrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_clockrdlock");
-	r.clockwrlock = dlsym(RTLD_NEXT, "pthread_rwlock_clockwrlock");
+	r.clockrdlock = next_symbol("pthread_rwlock_clockrdlock");
+	r.clockwrlock = next_symbol("pthread_rwlock_clockwrlock");
 	if (!r.clockrdlock)
 		r.clockrdlock = emul_clockrdlock;
 	if (!r.clockwrlock)

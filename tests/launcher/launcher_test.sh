@@ -169,6 +169,18 @@ rc=0
 	--lock ba -- sh -c "$env_of") >"$tmp/out" 2>"$tmp/err" || rc=$?
 check stats-file-relative "a relative FILE is made absolute" \
 	eval 'rc_is 0 && out_is "1|$(cd "$tmp/cwd" && pwd)/rel.txt|unset"'
+# End to end, where the library has its statistics: the file is written,
+# or the statistics come on stderr.
+if grep -q BRAVO_STATS_FILE "$libs/libbravo-ba.so"; then
+	br --stats-file "$tmp/stats.txt" --lock ba -- true
+	check stats-file-written "--stats-file F: the library writes its statistics to F" \
+		eval 'rc_is 0 && grep -q "variant=ba" "$tmp/stats.txt" && ! err_has "statistics"'
+	br --stats --lock ba -- true
+	check stats-stderr "--stats: the library prints its statistics on stderr" \
+		eval 'rc_is 0 && err_has "^libbravo: statistics.*variant=ba"'
+else
+	echo "SKIP: stats-file-written, stats-stderr (this libbravo has no statistics)"
+fi
 br --verbose --lock ba -- sh -c "$env_of"
 check verbose-env "--verbose: BRAVO_VERBOSE=1" eval 'rc_is 0 && out_is "unset|unset|1"'
 
