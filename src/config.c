@@ -72,11 +72,37 @@ void config_load(void)
 	wait_spin_budget = config.spin;
 }
 
+/* NUMA nodes online, from sysfs ("0", "0-3", "0,2-3"): the highest + 1. */
+static long numa_nodes_online(void)
+{
+	char buf[256], *p;
+	FILE *f = fopen("/sys/devices/system/node/online", "re");
+	long last = 0;
+
+	if (!f)
+		return 1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	for (p = buf; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		last = v;
+		p = *end ? end + 1 : end;
+	}
+	return last + 1;
+}
+
 void config_announce(const char *variant, const char *detail)
 {
 	if (!config.verbose)
 		return;
-	fprintf(stderr, "libbravo: variant=%s %s%sspin=%u cpus=%ld pid=%ld\n",
+	fprintf(stderr, "libbravo: variant=%s %s%sspin=%u cpus=%ld numa_nodes=%ld stats=%s pid=%ld\n",
 		variant, detail, *detail ? " " : "", config.spin,
-		sysconf(_SC_NPROCESSORS_ONLN), (long)getpid());
+		sysconf(_SC_NPROCESSORS_ONLN), numa_nodes_online(),
+		config.stats ? (config.stats_file ? config.stats_file : "stderr") : "off",
+		(long)getpid());
 }
