@@ -72,28 +72,30 @@ static inline int variant_destroy(pthread_rwlock_t *rw)
 	return 0;
 }
 
-static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+/* The lock's block, and the caller's node recorded in *data; NULL: no memory. */
+static inline struct cohort_rw *cohort_here(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	struct cohort_rw *l = cohort_of(rw);
-	unsigned node;
 
-	if (!l)
-		return EAGAIN;
-	node = node_for(l);
-	*data = node;
-	return cohort_rw_read_lock(l, node, dl);
+	if (l)
+		*data = node_for(l);
+	return l;
+}
+
+static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+{
+	struct cohort_rw *l = cohort_here(rw, data);
+
+	return l ? cohort_rw_read_lock(l, (unsigned)*data, dl) : EAGAIN;
 }
 
 static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
-	struct cohort_rw *l = cohort_of(rw);
-	unsigned node;
+	struct cohort_rw *l = cohort_here(rw, data);
 
 	if (!l)
 		return EAGAIN;
-	node = node_for(l);
-	*data = node;
-	return cohort_rw_read_trylock(l, node) ? 0 : EBUSY;
+	return cohort_rw_read_trylock(l, (unsigned)*data) ? 0 : EBUSY;
 }
 
 static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
@@ -103,26 +105,18 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
-	struct cohort_rw *l = cohort_of(rw);
-	unsigned node;
+	struct cohort_rw *l = cohort_here(rw, data);
 
-	if (!l)
-		return EAGAIN;
-	node = node_for(l);
-	*data = node;
-	return cohort_rw_write_lock(l, node, dl);
+	return l ? cohort_rw_write_lock(l, (unsigned)*data, dl) : EAGAIN;
 }
 
 static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
-	struct cohort_rw *l = cohort_of(rw);
-	unsigned node;
+	struct cohort_rw *l = cohort_here(rw, data);
 
 	if (!l)
 		return EAGAIN;
-	node = node_for(l);
-	*data = node;
-	return cohort_rw_write_trylock(l, node) ? 0 : EBUSY;
+	return cohort_rw_write_trylock(l, (unsigned)*data) ? 0 : EBUSY;
 }
 
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)

@@ -55,28 +55,30 @@ static inline int variant_destroy(pthread_rwlock_t *rw)
 	return 0;
 }
 
-static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+/* The lock's block, and the caller's sub-lock index in *data; NULL: no memory. */
+static inline struct percpu_lock *percpu_here(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	struct percpu_lock *l = percpu_of(rw);
-	unsigned idx;
 
-	if (!l)
-		return EAGAIN;
-	idx = percpu_index(l, topology_cpu());
-	*data = idx;
-	return percpu_read_lock(l, idx, dl);
+	if (l)
+		*data = percpu_index(l, topology_cpu());
+	return l;
+}
+
+static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
+{
+	struct percpu_lock *l = percpu_here(rw, data);
+
+	return l ? percpu_read_lock(l, (unsigned)*data, dl) : EAGAIN;
 }
 
 static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
-	struct percpu_lock *l = percpu_of(rw);
-	unsigned idx;
+	struct percpu_lock *l = percpu_here(rw, data);
 
 	if (!l)
 		return EAGAIN;
-	idx = percpu_index(l, topology_cpu());
-	*data = idx;
-	return percpu_read_trylock(l, idx) ? 0 : EBUSY;
+	return percpu_read_trylock(l, (unsigned)*data) ? 0 : EBUSY;
 }
 
 static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
