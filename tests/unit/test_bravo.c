@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "invariant.h"
 #include "../../locks/ba.h"
 #include "../../locks/bravo.h"
 
@@ -861,12 +862,7 @@ struct stress {
 	int mode; /* enum stress_mode bits */
 	bool writer_pref;
 	pthread_barrier_t start;
-	atomic_uint writers_in, readers_in, plain;
-	unsigned long wtotal; /* bumped only under the write lock */
-	atomic_ulong rtotal;
-	atomic_uint violations;
-	char first_violation[128];
-	atomic_flag msg_taken;
+	struct invariant inv;
 };
 
 struct stress_thread {
@@ -875,63 +871,6 @@ struct stress_thread {
 	unsigned seed;
 	unsigned long fast_reads, slow_reads, writes, timeouts;
 };
-
-static void violation(struct stress *s, const char *what)
-{
-	atomic_fetch_add(&s->violations, 1);
-	if (!atomic_flag_test_and_set(&s->msg_taken))
-		snprintf(s->first_violation, sizeof(s->first_violation), "%s", what);
-}
-
-static unsigned xorshift(unsigned *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 17;
-	*x ^= *x << 5;
-	return *x;
-}
-
-static void stress_dwell(unsigned x)
-{
-	if ((x >> 24) % 8 == 0)
-		sched_yield(); /* hold the lock off-CPU now and then */
-	else
-		for (int i = 0; i < 50; i++)
-			cpu_relax();
-}
-
-static void stress_read_section(struct stress *s, unsigned x)
-{
-	atomic_fetch_add(&s->readers_in, 1);
-	if (atomic_load(&s->writers_in) != 0)
-		violation(s, "reader saw a writer inside");
-	if (atomic_load_explicit(&s->plain, memory_order_relaxed) != 0)
-		violation(s, "reader saw the writers' counter away from zero");
-	stress_dwell(x);
-	if (atomic_load(&s->writers_in) != 0)
-		violation(s, "reader saw a writer inside");
-	atomic_fetch_add_explicit(&s->rtotal, 1, memory_order_relaxed);
-	atomic_fetch_sub(&s->readers_in, 1);
-}
-
-static void stress_write_section(struct stress *s, unsigned x)
-{
-	if (atomic_fetch_add(&s->writers_in, 1) != 0)
-		violation(s, "two writers inside");
-	if (atomic_load(&s->readers_in) != 0)
-		violation(s, "writer saw a reader inside");
-	if (atomic_load_explicit(&s->plain, memory_order_relaxed) != 0)
-		violation(s, "writer found the counter away from zero");
-	atomic_store_explicit(&s->plain, 1, memory_order_relaxed);
-	stress_dwell(x);
-	if (atomic_load_explicit(&s->plain, memory_order_relaxed) != 1)
-		violation(s, "another writer moved the counter");
-	atomic_store_explicit(&s->plain, 0, memory_order_relaxed);
-	s->wtotal++;
-	if (atomic_load(&s->readers_in) != 0)
-		violation(s, "writer saw a reader inside");
-	atomic_fetch_sub(&s->writers_in, 1);
-}
 
 static void *stress_main(void *arg)
 {
@@ -958,7 +897,7 @@ static void *stress_main(void *arg)
 				continue;
 			}
 			if (r != 0)
-				violation(s, "read lock returned an error");
+				violation(&s->inv, "read lock returned an error");
 		} else if (op < 72) {
 			if (!rd_trylock(&s->l, &cookie))
 				continue;
@@ -973,14 +912,14 @@ static void *stress_main(void *arg)
 					continue;
 				}
 				if (r != 0)
-					violation(s, "write lock returned an error");
+					violation(&s->inv, "write lock returned an error");
 			}
-			stress_write_section(s, x);
+			invariant_write_section(&s->inv, x);
 			st->writes++;
 			wr_unlock(&s->l);
 			continue;
 		}
-		stress_read_section(s, x);
+		invariant_read_section(&s->inv, x);
 		if (cookie)
 			st->fast_reads++;
 		else
@@ -1020,7 +959,7 @@ static void run_stress(int threads, int ops, int mode, bool writer_pref,
 			      (unsigned long long)atomic_load(&s.l.u.rin), atomic_load(&s.l.u.rout),
 			      atomic_load(&s.l.u.wmutex),
 			      (int)bravo_has_fast_readers(&s.l.b, &s.l.u),
-			      atomic_load(&s.violations), s.first_violation);
+			      atomic_load(&s.inv.violations), s.inv.first_violation);
 		fast += st[i].fast_reads;
 		slow += st[i].slow_reads;
 		writes += st[i].writes;
@@ -1028,10 +967,10 @@ static void run_stress(int threads, int ops, int mode, bool writer_pref,
 	}
 	free(st);
 	pthread_barrier_destroy(&s.start);
-	ck_assert_msg(atomic_load(&s.violations) == 0, "%u violations, first: %s",
-		      atomic_load(&s.violations), s.first_violation);
-	ck_assert_uint_eq(s.wtotal, writes);
-	ck_assert_uint_eq(atomic_load(&s.rtotal), fast + slow);
+	ck_assert_msg(atomic_load(&s.inv.violations) == 0, "%u violations, first: %s",
+		      atomic_load(&s.inv.violations), s.inv.first_violation);
+	ck_assert_uint_eq(s.inv.wtotal, writes);
+	ck_assert_uint_eq(atomic_load(&s.inv.rtotal), fast + slow);
 	ck_assert_uint_gt(slow, 0);
 	ck_assert_msg(fast > 0, "no read took the fast path");
 	ck_assert_uint_gt(writes, 0);

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "invariant.h"
 #include "../../locks/cohort.h"
 
 #define TCASE_TIMEOUT 60
@@ -1109,15 +1110,8 @@ struct stress {
 	unsigned nnodes;
 	int ops;
 	int timed; /* enum stress_timing */
-	atomic_uint writers_in;
-	atomic_uint readers_in;
-	atomic_uint plain;
-	unsigned long wtotal; /* bumped only under the write lock */
-	atomic_ulong rtotal;
-	atomic_uint violations;
-	char first_violation[128];
-	atomic_flag msg_taken;
 	pthread_barrier_t start;
+	struct invariant inv;
 };
 
 struct stress_thread {
@@ -1126,68 +1120,6 @@ struct stress_thread {
 	unsigned seed;
 	unsigned long reads, writes, timeouts;
 };
-
-static void violation(struct stress *s, const char *what)
-{
-	atomic_fetch_add(&s->violations, 1);
-	if (!atomic_flag_test_and_set(&s->msg_taken))
-		snprintf(s->first_violation, sizeof(s->first_violation), "%s", what);
-}
-
-static unsigned xorshift(unsigned *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 17;
-	*x ^= *x << 5;
-	return *x;
-}
-
-/*
- * Hold the lock for a while; now and then give the CPU away while holding
- * it, so that on a machine with few CPUs other threads find it taken and go
- * through the blocking, parking, hand-off and time-out paths.
- */
-static void stress_dwell(unsigned x)
-{
-	if ((x >> 24) % 8 == 0)
-		sched_yield();
-	else
-		for (int i = 0; i < 50; i++)
-			cpu_relax();
-}
-
-static void stress_read_section(struct stress *s, unsigned x)
-{
-	atomic_fetch_add(&s->readers_in, 1);
-	if (atomic_load(&s->writers_in) != 0)
-		violation(s, "reader saw a writer inside");
-	if (atomic_load_explicit(&s->plain, memory_order_relaxed) != 0)
-		violation(s, "reader saw the writers' counter away from zero");
-	stress_dwell(x);
-	if (atomic_load(&s->writers_in) != 0)
-		violation(s, "reader saw a writer inside");
-	atomic_fetch_add_explicit(&s->rtotal, 1, memory_order_relaxed);
-	atomic_fetch_sub(&s->readers_in, 1);
-}
-
-static void stress_write_section(struct stress *s, unsigned x)
-{
-	if (atomic_fetch_add(&s->writers_in, 1) != 0)
-		violation(s, "two writers inside");
-	if (atomic_load(&s->readers_in) != 0)
-		violation(s, "writer saw a reader inside");
-	if (atomic_load_explicit(&s->plain, memory_order_relaxed) != 0)
-		violation(s, "writer found the counter away from zero");
-	atomic_store_explicit(&s->plain, 1, memory_order_relaxed);
-	stress_dwell(x);
-	if (atomic_load_explicit(&s->plain, memory_order_relaxed) != 1)
-		violation(s, "another writer moved the counter");
-	atomic_store_explicit(&s->plain, 0, memory_order_relaxed);
-	s->wtotal++;
-	if (atomic_load(&s->readers_in) != 0)
-		violation(s, "writer saw a reader inside");
-	atomic_fetch_sub(&s->writers_in, 1);
-}
 
 static void *stress_main(void *arg)
 {
@@ -1215,14 +1147,14 @@ static void *stress_main(void *arg)
 				continue;
 			}
 			if (r != 0)
-				violation(s, "read lock returned an error");
-			stress_read_section(s, x);
+				violation(&s->inv, "read lock returned an error");
+			invariant_read_section(&s->inv, x);
 			st->reads++;
 			cohort_rw_read_unlock(s->l, node);
 		} else if (op < 62) {
 			if (!cohort_rw_read_trylock(s->l, node))
 				continue;
-			stress_read_section(s, x);
+			invariant_read_section(&s->inv, x);
 			st->reads++;
 			cohort_rw_read_unlock(s->l, node);
 		} else if (op < 90) {
@@ -1232,14 +1164,14 @@ static void *stress_main(void *arg)
 				continue;
 			}
 			if (r != 0)
-				violation(s, "write lock returned an error");
-			stress_write_section(s, x);
+				violation(&s->inv, "write lock returned an error");
+			invariant_write_section(&s->inv, x);
 			st->writes++;
 			cohort_rw_write_unlock(s->l, node);
 		} else {
 			if (!cohort_rw_write_trylock(s->l, node))
 				continue;
-			stress_write_section(s, x);
+			invariant_write_section(&s->inv, x);
 			st->writes++;
 			cohort_rw_write_unlock(s->l, node);
 		}
@@ -1296,10 +1228,10 @@ static void run_stress(int threads, int ops, enum stress_timing timed, unsigned 
 	}
 	free(st);
 	pthread_barrier_destroy(&s.start);
-	ck_assert_msg(atomic_load(&s.violations) == 0, "%u violations, first: %s",
-		      atomic_load(&s.violations), s.first_violation);
-	ck_assert_uint_eq(s.wtotal, writes);
-	ck_assert_uint_eq(atomic_load(&s.rtotal), reads);
+	ck_assert_msg(atomic_load(&s.inv.violations) == 0, "%u violations, first: %s",
+		      atomic_load(&s.inv.violations), s.inv.first_violation);
+	ck_assert_uint_eq(s.inv.wtotal, writes);
+	ck_assert_uint_eq(atomic_load(&s.inv.rtotal), reads);
 	ck_assert_uint_gt(reads, 0);
 	ck_assert_uint_gt(writes, 0);
 	if (timed != UNTIMED)
