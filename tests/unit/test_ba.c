@@ -25,31 +25,13 @@
 #include <unistd.h>
 
 #include "invariant.h"
+#include "timespec_util.h"
 #include "../../locks/ba.h"
 
 #define TCASE_TIMEOUT 30
 
 /* ---------------------------------------------------------------- helpers */
 
-static struct timespec ts_from_now(clockid_t clock, long us)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	ts.tv_sec += us / 1000000;
-	ts.tv_nsec += (us % 1000000) * 1000L;
-	while (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	while (ts.tv_nsec < 0) {
-		ts.tv_sec--;
-		ts.tv_nsec += 1000000000L;
-	}
-	return ts;
-}
-
-static const clockid_t clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
 
 /*
  * Probes of the lock state.  These are the only place that knows BA's word

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "invariant.h"
+#include "timespec_util.h"
 #include "../../locks/ba.h"
 #include "../../locks/bravo.h"
 
@@ -110,25 +111,6 @@ static void wr_unlock(struct bba *l)
 
 /* ---------------------------------------------------------------- helpers */
 
-static struct timespec ts_from_now(clockid_t clock, long us)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	ts.tv_sec += us / 1000000;
-	ts.tv_nsec += (us % 1000000) * 1000L;
-	while (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	while (ts.tv_nsec < 0) {
-		ts.tv_sec--;
-		ts.tv_nsec += 1000000000L;
-	}
-	return ts;
-}
-
-static const clockid_t clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
 
 static uint64_t word_of(struct bba *l)
 {

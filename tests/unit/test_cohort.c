@@ -26,31 +26,13 @@
 #include <unistd.h>
 
 #include "invariant.h"
+#include "timespec_util.h"
 #include "../../locks/cohort.h"
 
 #define TCASE_TIMEOUT 60
 
 /* ---------------------------------------------------------------- helpers */
 
-static struct timespec ts_from_now(clockid_t clock, long us)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	ts.tv_sec += us / 1000000;
-	ts.tv_nsec += (us % 1000000) * 1000L;
-	while (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	while (ts.tv_nsec < 0) {
-		ts.tv_sec--;
-		ts.tv_nsec += 1000000000L;
-	}
-	return ts;
-}
-
-static const clockid_t clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
 
 /* A lock on garbage-filled memory: cohort_rw_init must not rely on zeroes. */
 static struct cohort_rw *lock_new(unsigned nnodes, unsigned bound)
