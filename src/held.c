@@ -63,8 +63,3 @@ void held_filter(bool (*keep)(const void *lock))
 		if (!keep(e[i].lock))
 			held_remove(&e[i]);
 }
-
-uint32_t held_count(void)
-{
-	return held_tls.n;
-}

@@ -85,7 +85,4 @@ static inline void held_remove(struct held *e)
 /* Drop every entry whose lock fails keep(lock) (after fork, in the child). */
 void held_filter(bool (*keep)(const void *lock));
 
-/* Number of locks the calling thread holds (for tests and statistics). */
-uint32_t held_count(void);
-
 #endif

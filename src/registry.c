@@ -31,7 +31,6 @@ struct shard {
 static struct shard shards[REGISTRY_SHARDS] = {
 	[0 ... REGISTRY_SHARDS - 1] = { .mutex = PTHREAD_MUTEX_INITIALIZER },
 };
-static atomic_size_t blocks_alive;
 
 static size_t addr_hash(const void *addr)
 {
@@ -146,7 +145,6 @@ void *registry_attach(const void *addr, void *_Atomic *slot, size_t size, block_
 		free(fresh);
 		return NULL;
 	}
-	atomic_fetch_add_explicit(&blocks_alive, 1, memory_order_relaxed);
 	atomic_store_explicit(slot, block, memory_order_release);
 	pthread_mutex_unlock(&s->mutex);
 	return block;
@@ -174,15 +172,9 @@ void registry_detach(const void *addr, void *_Atomic *slot)
 	atomic_store_explicit(slot, NULL, memory_order_relaxed);
 	pthread_mutex_unlock(&s->mutex);
 	if (e) {
-		atomic_fetch_sub_explicit(&blocks_alive, 1, memory_order_relaxed);
 		free(e->block);
 		free(e);
 	}
-}
-
-size_t registry_blocks(void)
-{
-	return atomic_load_explicit(&blocks_alive, memory_order_relaxed);
 }
 
 static void registry_lock_all(void)

@@ -34,9 +34,6 @@ void *registry_attach(const void *addr, void *_Atomic *slot, size_t size, block_
 /* Forget addr's block and free it; clears *slot. */
 void registry_detach(const void *addr, void *_Atomic *slot);
 
-/* Number of blocks alive (for tests and statistics). */
-size_t registry_blocks(void);
-
 /* Register the fork handlers (once, at load). */
 void registry_atfork(void);
 
