@@ -31,7 +31,6 @@ struct deadline {
 	clockid_t clock;                /* CLOCK_REALTIME or CLOCK_MONOTONIC */
 };
 
-
 /* Pause iterations before a waiter parks; set once at load (BRAVO_SPIN). */
 extern unsigned wait_spin_budget;
 
