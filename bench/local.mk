@@ -1,0 +1,1 @@
+# automake fragment, included from Makefile.am
