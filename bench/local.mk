@@ -14,3 +14,8 @@ bench_rwbench_SOURCES = bench/rwbench.c
 bench_rwbench_LDADD = bench/libbench.la -lm
 
 EXTRA_DIST += bench/README.md
+
+bench_programs += bench/test_rwlock
+noinst_PROGRAMS += bench/test_rwlock
+bench_test_rwlock_SOURCES = bench/test_rwlock.c
+bench_test_rwlock_LDADD = bench/libbench.la -lm
