@@ -15,7 +15,25 @@ bench_rwbench_LDADD = bench/libbench.la -lm
 
 EXTRA_DIST += bench/README.md
 
+# The "ideal" BRAVO-BA of figure 1: every lock its own visible readers
+# table.  Benchmarks only: built by make (a shared object, because -rpath),
+# never installed, not a configure --with-lock choice.  It compiles its own
+# copy of the lock sources with the switch instead of locks/liblocks.la.
+noinst_LTLIBRARIES += src/libbravo-bravo-ba-private.la
+src_libbravo_bravo_ba_private_la_SOURCES = $(interpose_sources) $(heap_sources) \
+	src/variant_bravo_private.h \
+	locks/wait.c locks/wait.h locks/events.h locks/ba.c locks/ba.h locks/bravo.c locks/bravo.h
+src_libbravo_bravo_ba_private_la_CPPFLAGS = $(AM_CPPFLAGS) -DLIBBRAVO_BRAVO_PRIVATE_TABLE
+src_libbravo_bravo_ba_private_la_CFLAGS = $(variant_cflags)
+src_libbravo_bravo_ba_private_la_LDFLAGS = $(variant_ldflags) -rpath /nowhere
+src_libbravo_bravo_ba_private_la_LIBADD = $(LIBS)
+
 bench_programs += bench/test_rwlock
 noinst_PROGRAMS += bench/test_rwlock
 bench_test_rwlock_SOURCES = bench/test_rwlock.c
 bench_test_rwlock_LDADD = bench/libbench.la -lm
+
+bench_programs += bench/interference
+noinst_PROGRAMS += bench/interference
+bench_interference_SOURCES = bench/interference.c
+bench_interference_LDADD = bench/libbench.la -lm
