@@ -37,3 +37,8 @@ bench_programs += bench/interference
 noinst_PROGRAMS += bench/interference
 bench_interference_SOURCES = bench/interference.c
 bench_interference_LDADD = bench/libbench.la -lm
+
+bench_programs += bench/latency
+noinst_PROGRAMS += bench/latency
+bench_latency_SOURCES = bench/latency.c
+bench_latency_LDADD = bench/libbench.la -lm
