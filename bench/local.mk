@@ -42,3 +42,8 @@ bench_programs += bench/latency
 noinst_PROGRAMS += bench/latency
 bench_latency_SOURCES = bench/latency.c
 bench_latency_LDADD = bench/libbench.la -lm
+
+bench_programs += bench/rwlock-mb
+noinst_PROGRAMS += bench/rwlock-mb
+bench_rwlock_mb_SOURCES = bench/rwlock-mb.c
+bench_rwlock_mb_LDADD = bench/libbench.la -lm
