@@ -47,3 +47,7 @@ bench_programs += bench/rwlock-mb
 noinst_PROGRAMS += bench/rwlock-mb
 bench_rwlock_mb_SOURCES = bench/rwlock-mb.c
 bench_rwlock_mb_LDADD = bench/libbench.la -lm
+
+# make check: every program under glibc and every variant, briefly.
+TESTS += tests/bench/smoke-check
+EXTRA_DIST += tests/bench/smoke-check
