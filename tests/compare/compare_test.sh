@@ -130,6 +130,9 @@ for f in "$tmp"/runs/*-glibc.err; do grep -q "rdlock from .*libc" "$f" || ok=fal
 for v in bravo-ba ba; do
 	for f in "$tmp"/runs/*-r?-$v.err; do grep -q "rdlock from .*libbravo-$v\\.so" "$f" || ok=false; done
 done
+check output-kept-apart "the program's output stays out of the table, in a file per run" \
+	eval '! out_has "^ops/sec" && ! err_has "ops/sec: " && ! err_has "rdlock from" &&
+		grep -q "^ops/sec: 1505\$" "$tmp"/runs/003-r1-ba.out'
 check runs-have-their-lock "glibc runs got glibc's rdlock, variant runs their library's" \
 	eval '$ok && [ "$(ls "$tmp"/runs/*.err | wc -l)" -eq 9 ]'
 
@@ -212,7 +215,7 @@ cmp_run --locks glibc,bravo-ba --runs 2 --time --csv "$tmp/runs.csv" -- "$probe"
 check time "--time: the wall time of every run, lower is better" \
 	eval 'rc_is 0 && out_has "wall time" && row_has bravo-ba " 2/2 " &&
 		[ "$(tail -n +2 "$tmp/runs.csv" | cut -d, -f6,7 | grep -c "^0\\.[0-9]*,0\\.[0-9]*$")" -eq 4 ]'
-cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" --timeout 1 \
+cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" --timeout 4 \
 	-- "$probe" faster "$tmp/counter" --sleep-on 3 --pid-file "$tmp/pid"
 check timeout "--timeout: a run past it is stopped and reported" \
 	eval 'rc_is 1 && out_has "run 3 (round 2, glibc): timeout" && ! kill -0 "$(cat "$tmp/pid")" 2>/dev/null'
