@@ -157,6 +157,10 @@ check direction-given "--lower-is-better overrides the units: more ops/sec is sl
 cmp_run --locks glibc,bravo-ba --runs 3 --metric 'value: ([0-9]+)' -- "$probe" unitless "$tmp/counter"
 check direction-unknown "a figure without a unit and no direction: exit 2, asks for one" \
 	eval 'rc_is 2 && err_has "higher-is-better"'
+cmp_run --locks glibc,bravo-ba --runs 6 --metric '(?:throughput )?value: ([0-9]+)' \
+	-- "$probe" unitless "$tmp/counter"
+check direction-from-regex-words "no unit in the output: the regex's own words (throughput) tell" \
+	eval 'rc_is 0 && row_has bravo-ba "faster" && out_has "higher is better, inferred from .throughput"'
 cmp_run --locks glibc,bravo-ba --runs 8 --metric 'value: ([0-9]+)' --higher-is-better \
 	-- "$probe" unitless "$tmp/counter"
 check direction-higher-given "--higher-is-better on a figure without a unit" \
