@@ -21,5 +21,6 @@ tests_compare_ab_probe_LDADD = -ldl
 tests_compare_static_exec_SOURCES = tests/compare/static_exec.c
 tests_compare_static_exec_LDFLAGS = -all-static
 
-TESTS += tests/compare-check
-EXTRA_DIST += scripts/bravo-compare.in tests/compare-check tests/compare/compare_test.sh
+TESTS += tests/compare-check tests/compare-stats-check
+EXTRA_DIST += scripts/bravo-compare.in tests/compare-check tests/compare/compare_test.sh \
+	tests/compare-stats-check tests/compare/stats_test.py
