@@ -115,6 +115,10 @@ env LD_PRELOAD="$build/src/.libs/libbravo-ba.so" "$compare" --quiet -- "$probe" 
 check usage-preload-already-set "LD_PRELOAD holding libbravo already: exit 2" \
 	eval 'rc_is 2 && err_has "LD_PRELOAD"'
 
+cmp_run --runs 2 -- "$tmp/no-such-command"
+check command-not-found "a command that does not exist: exit 127, nothing run" \
+	eval 'rc_is 127 && err_has "no-such-command" && [ ! -e "$tmp/runs" ]'
+
 # ---- interleaving, and the variant each run really had ----
 cmp_run --locks glibc,bravo-ba,ba --runs 3 --metric "$ops" --csv "$tmp/runs.csv" \
 	-- "$probe" faster "$tmp/counter"
