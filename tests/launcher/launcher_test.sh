@@ -204,6 +204,25 @@ check exec "the command replaces the launcher (same process)" eval 'rc_is 0 && o
 br --lock ba -- "$tmp/no-such-command"
 check command-not-found "a missing command: exit 127" eval 'rc_is 127'
 
+# ---- --compare: handed over to bravo-compare ----
+br --compare --help
+check compare-help "--compare --help: bravo-compare's usage" \
+	eval 'rc_is 0 && out_has "^usage: bravo-run --compare" && out_has "--locks"'
+br --libdir "$tmp/nowhere" --compare --runs 1 -- true
+check compare-takes-options "options before --compare go to the comparison (--libdir)" \
+	eval 'rc_is 1 && err_has "$tmp/nowhere" && err_has "^bravo-compare:"'
+br --compare --runs 0 -- true
+check compare-usage-error "a bad comparison command line: exit 2" eval 'rc_is 2'
+br --lock glibc -- echo --compare
+check compare-after-dashdash "a --compare after -- is the command's" \
+	eval 'rc_is 0 && out_is "--compare"'
+br --lock glibc echo x --compare
+check compare-after-command "a --compare after the command is the command's" \
+	eval 'rc_is 0 && out_is "x --compare"'
+br --stats-file "--compare" --lock glibc -- true
+check compare-as-value "a --compare that is an option's value is that value" \
+	eval 'rc_is 0'
+
 # ---- usage errors ----
 br --bogus -- true
 check unknown-option "exit 2, message and usage on stderr" \

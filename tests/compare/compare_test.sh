@@ -1,0 +1,263 @@
+#!/bin/sh
+# compare_test.sh [BUILDDIR] - checks of bravo-run --compare (bravo-compare).
+#
+# The subject is tests/compare/ab_probe, whose figure depends only on
+# whose pthread_rwlock_rdlock it got and on its run number (see
+# ab_probe.c): every verdict below is certain, and no check depends on a
+# timing.  Prints PASS/FAIL per check and "N passed, N failed"; exits 1 if
+# any check failed.
+set -u
+
+build=$(cd "${1:-.}" && pwd) || exit 1
+run=$build/scripts/bravo-run
+compare=$build/scripts/bravo-compare
+probe=$build/tests/compare/ab_probe
+static_exec=$build/tests/compare/static_exec
+passed=0
+failed=0
+
+for f in "$run" "$compare" "$probe" "$static_exec"; do
+	if [ ! -x "$f" ]; then
+		echo "FAIL: no $f: build first (make all check_PROGRAMS)"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compare_test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+# The tests must not inherit the caller's settings.
+unset LD_PRELOAD BRAVO_LIBDIR BRAVO_STATS BRAVO_STATS_FILE BRAVO_VERBOSE
+
+ops='ops/sec: ([0-9]+)'
+
+# cmp_run ARGS...: bravo-run --compare --quiet ARGS, stdout to $tmp/out,
+# stderr to $tmp/err, each run's output in $tmp/runs; sets rc.  A fresh
+# counter ($tmp/counter) numbers the probe's runs from 1.
+cmp_run() {
+	rm -rf "$tmp/counter" "$tmp/runs" "$tmp/runs.csv"
+	rc=0
+	timeout 120 "$run" --compare --quiet --output-dir "$tmp/runs" "$@" \
+		>"$tmp/out" 2>"$tmp/err" || rc=$?
+}
+
+pass() {
+	echo "PASS: $1"
+	passed=$((passed + 1))
+}
+
+# fail NAME WHY: prints the last run's output too.
+fail() {
+	echo "FAIL: $1: $2"
+	echo "  exit status: $rc"
+	sed 's/^/  stdout: /' "$tmp/out"
+	sed 's/^/  stderr: /' "$tmp/err"
+	failed=$((failed + 1))
+}
+
+check() {
+	name=$1
+	why=$2
+	shift 2
+	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
+}
+
+rc_is() { [ "$rc" -eq "$1" ]; }
+out_has() { grep -q -e "$1" "$tmp/out"; }
+err_has() { grep -q -e "$1" "$tmp/err"; }
+empty() { [ ! -s "$tmp/$1" ]; }
+# row LOCK: the table row of LOCK
+row() { grep "^$1 " "$tmp/out"; }
+row_has() { row "$1" | grep -q -e "$2"; }
+# csv_col N: column N of the CSV's rows, space-separated
+csv_col() { tail -n +2 "$tmp/runs.csv" | cut -d, -f"$1" | tr '\n' ' '; }
+
+# ---- the command line ----
+rc=0
+"$run" --compare --help >"$tmp/out" 2>"$tmp/err" || rc=$?
+check help "--compare --help: exit 0, usage on stdout, stderr empty" \
+	eval 'rc_is 0 && out_has "^usage: bravo-run --compare" && out_has "--metric" && empty err'
+rc=0
+"$compare" --version >"$tmp/out" 2>"$tmp/err" || rc=$?
+check version "bravo-compare --version: exit 0, a substituted version" \
+	eval 'rc_is 0 && out_has "^bravo-compare .*[0-9]" && ! out_has "@"'
+
+# usage_error NAME WHY ARGS...: exit 2, a message and the usage on
+# stderr, nothing run (no counter), nothing on stdout.
+usage_error() {
+	name=$1
+	why=$2
+	shift 2
+	cmp_run "$@"
+	check "$name" "$why: exit 2, message and usage on stderr, nothing run" \
+		eval 'rc_is 2 && err_has "^usage:" && empty out && [ ! -e "$tmp/counter" ]'
+}
+usage_error usage-unknown-lock "an unknown lock" --locks glibc,nope -- "$probe" faster "$tmp/counter"
+err_has "unknown lock 'nope'" || fail usage-unknown-lock-message "the message names the lock"
+usage_error usage-runs-zero "--runs 0" --runs 0 -- "$probe" faster "$tmp/counter"
+usage_error usage-runs-not-a-number "--runs x" --runs x -- "$probe" faster "$tmp/counter"
+usage_error usage-bad-regex "a regex that does not compile" --metric '(' -- "$probe" faster "$tmp/counter"
+usage_error usage-missing-dashdash "no -- before the command" --runs 2 "$probe" faster "$tmp/counter"
+usage_error usage-missing-command "nothing after --" --runs 2 --
+usage_error usage-unknown-option "an unknown option" --bogus -- "$probe" faster "$tmp/counter"
+usage_error usage-lock-not-locks "--lock with --compare" --lock ba -- "$probe" faster "$tmp/counter"
+usage_error usage-metric-and-time "--metric with --time" --metric "$ops" --time -- "$probe" faster "$tmp/counter"
+usage_error usage-only-glibc "glibc alone: nothing to compare" --locks glibc -- "$probe" faster "$tmp/counter"
+usage_error usage-lock-twice "a lock named twice" --locks ba,ba -- "$probe" faster "$tmp/counter"
+usage_error usage-alpha "--alpha 1" --alpha 1 -- "$probe" faster "$tmp/counter"
+usage_error usage-direction-without-metric "--higher-is-better without --metric" \
+	--higher-is-better -- "$probe" faster "$tmp/counter"
+rc=0
+env LD_PRELOAD="$build/src/.libs/libbravo-ba.so" "$compare" --quiet -- "$probe" faster "$tmp/counter" \
+	>"$tmp/out" 2>"$tmp/err" || rc=$?
+check usage-preload-already-set "LD_PRELOAD holding libbravo already: exit 2" \
+	eval 'rc_is 2 && err_has "LD_PRELOAD"'
+
+cmp_run --runs 2 -- "$tmp/no-such-command"
+check command-not-found "a command that does not exist: exit 127, nothing run" \
+	eval 'rc_is 127 && err_has "no-such-command" && [ ! -e "$tmp/runs" ]'
+
+# ---- interleaving, and the variant each run really had ----
+cmp_run --locks glibc,bravo-ba,ba --runs 3 --metric "$ops" --csv "$tmp/runs.csv" \
+	-- "$probe" faster "$tmp/counter"
+check csv-one-row-per-run "9 runs: a header and 9 rows" \
+	eval 'rc_is 0 && [ "$(wc -l <"$tmp/runs.csv")" -eq 10 ]'
+check interleaved "the CSV lists glibc bravo-ba ba, round after round" \
+	eval '[ "$(csv_col 3)" = "glibc bravo-ba ba glibc bravo-ba ba glibc bravo-ba ba " ] &&
+		[ "$(csv_col 2)" = "1 1 1 2 2 2 3 3 3 " ] && [ "$(csv_col 1)" = "1 2 3 4 5 6 7 8 9 " ]'
+check csv-values "each row holds the figure its run printed" \
+	eval '[ "$(csv_col 7)" = "1002.0 1498.0 1505.0 1001.0 1497.0 1504.0 1000.0 1496.0 1503.0 " ]'
+ok=true
+for f in "$tmp"/runs/*-glibc.err; do grep -q "rdlock from .*libc" "$f" || ok=false; done
+for v in bravo-ba ba; do
+	for f in "$tmp"/runs/*-r?-$v.err; do grep -q "rdlock from .*libbravo-$v\\.so" "$f" || ok=false; done
+done
+check output-kept-apart "the program's output stays out of the table, in a file per run" \
+	eval '! out_has "^ops/sec" && ! err_has "ops/sec: " && ! err_has "rdlock from" &&
+		grep -q "^ops/sec: 1505\$" "$tmp"/runs/003-r1-ba.out'
+check runs-have-their-lock "glibc runs got glibc's rdlock, variant runs their library's" \
+	eval '$ok && [ "$(ls "$tmp"/runs/*.err | wc -l)" -eq 9 ]'
+
+# ---- verdicts, on both sides of the noise ----
+cmp_run --locks glibc,bravo-ba --runs 8 --metric "$ops" -- "$probe" faster "$tmp/counter"
+check verdict-faster "1500 vs 1000 ops/sec: faster, ratio 1.5" \
+	eval 'rc_is 0 && row_has bravo-ba "faster" && row_has bravo-ba " 1\\.[45][0-9]* " &&
+		row_has bravo-ba " 8/8 " && out_has "higher is better, inferred from .ops/sec"'
+cmp_run --locks glibc,bravo-pthread --runs 8 --metric "$ops" -- "$probe" slower "$tmp/counter"
+check verdict-slower "700 vs 1000 ops/sec: slower" \
+	eval 'rc_is 0 && row_has bravo-pthread "slower"'
+cmp_run --locks glibc,bravo-ba,ba --runs 8 --metric "$ops" -- "$probe" noise "$tmp/counter"
+check verdict-noise "the same noisy figure under every lock: no significant difference" \
+	eval 'rc_is 0 && row_has bravo-ba "no significant difference" &&
+		row_has ba "no significant difference"'
+cmp_run --locks glibc,bravo-ba --runs 8 --metric 'latency: ([0-9]+)' -- "$probe" latency "$tmp/counter"
+check verdict-lower-is-better "50 vs 100 us: lower is better (inferred), faster" \
+	eval 'rc_is 0 && row_has bravo-ba "faster" && out_has "lower is better, inferred from .us"'
+cmp_run --locks glibc,bravo-ba --runs 8 --metric "$ops" --lower-is-better -- "$probe" faster "$tmp/counter"
+check direction-given "--lower-is-better overrides the units: more ops/sec is slower" \
+	eval 'rc_is 0 && row_has bravo-ba "slower" && out_has "lower is better, given"'
+cmp_run --locks glibc,bravo-ba --runs 3 --metric 'value: ([0-9]+)' -- "$probe" unitless "$tmp/counter"
+check direction-unknown "a figure without a unit and no direction: exit 2, asks for one" \
+	eval 'rc_is 2 && err_has "higher-is-better"'
+cmp_run --locks glibc,bravo-ba --runs 6 --metric '(?:throughput )?value: ([0-9]+)' \
+	-- "$probe" unitless "$tmp/counter"
+check direction-from-regex-words "no unit in the output: the regex's own words (throughput) tell" \
+	eval 'rc_is 0 && row_has bravo-ba "faster" && out_has "higher is better, inferred from .throughput"'
+cmp_run --locks glibc,bravo-ba --runs 8 --metric 'value: ([0-9]+)' --higher-is-better \
+	-- "$probe" unitless "$tmp/counter"
+check direction-higher-given "--higher-is-better on a figure without a unit" \
+	eval 'rc_is 0 && row_has bravo-ba "faster"'
+cmp_run --locks glibc,bravo-ba --runs 5 --metric "$ops" -- "$probe" faster "$tmp/counter"
+check too-few-rounds "5 rounds cannot reach p < 0.05: no verdict, and a note says so" \
+	eval 'rc_is 0 && row_has bravo-ba "no significant difference" &&
+		out_has "^note: bravo-ba: .*--runs 6"'
+
+# ---- failed runs: reported, not counted ----
+cmp_run --locks glibc,bravo-ba --runs 4 --metric "$ops" --csv "$tmp/runs.csv" \
+	-- "$probe" faster "$tmp/counter" --fail-on 2,3
+check failed-runs-exit-1 "runs 2 and 3 exit 1: exit status 1" eval 'rc_is 1'
+check failed-runs-not-counted "the table counts 3 of 4 runs of each lock" \
+	eval 'row_has glibc " 3/4 " && row_has bravo-ba " 3/4 " && row_has bravo-ba " 1\\.[45]"'
+check failed-runs-in-csv "the CSV marks runs 2 and 3 failed, with their exit status" \
+	eval '[ "$(csv_col 4)" = "ok failed failed ok ok ok ok ok " ] &&
+		[ "$(csv_col 5 | cut -d" " -f2,3)" = "1 1" ]'
+check failed-runs-reported "each failed run is named, with the tail of its stderr and where its output is" \
+	eval 'out_has "run 2 (round 1, bravo-ba): failed: exit status 1" &&
+		out_has "run 3 (round 2, glibc): failed" && out_has "| ab_probe: run 2 fails on purpose" &&
+		out_has "output .* is in $tmp/runs" &&
+		grep -q "fails on purpose" "$tmp"/runs/002-r1-bravo-ba.err'
+check failed-runs-pairs "a round with a failed run is no pair: 2 paired rounds" \
+	eval 'out_has "note: bravo-ba: 2 paired rounds"'
+cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" -- "$probe" faster "$tmp/counter" --silent-on 4
+check no-metric "a run that prints no figure is reported (no-metric), not counted" \
+	eval 'rc_is 1 && row_has bravo-ba " 1/2 " && out_has "run 4 (round 2, bravo-ba): no-metric"'
+
+# ---- runs that did not run under their variant ----
+cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" -- "$static_exec" "$probe" faster "$tmp/counter"
+check unverified-preload-dropped "a static wrapper drops LD_PRELOAD: variant runs unverified" \
+	eval 'rc_is 1 && row_has glibc " 2/2 " && row_has bravo-ba " 0/2 .*no pairs" &&
+		out_has "(round 1, bravo-ba): unverified: no \"libbravo: variant=bravo-ba\" line"'
+cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" --stats \
+	-- sh -c 'unset LD_PRELOAD; exec "$0" "$@"' "$probe" faster "$tmp/counter"
+check unverified-exec-without-preload "--stats: a shell that execs without LD_PRELOAD is caught" \
+	eval 'rc_is 1 && row_has bravo-ba " 0/2 " && out_has "bravo-ba): unverified: no libbravo statistics"'
+cmp_run --locks glibc,ba --runs 2 --metric "$ops" \
+	-- sh -c 'LD_PRELOAD="$0" exec "$@"' "$build/src/.libs/libbravo-bravo-ba.so" "$probe" faster "$tmp/counter"
+check unverified-wrong-variant "a command that preloads another variant itself: every run unverified" \
+	eval 'rc_is 1 && row_has glibc " 0/2 " && row_has ba " 0/2 " &&
+		out_has "glibc): unverified: libbravo (bravo-ba) was loaded in a glibc run" &&
+		out_has "ba): unverified: libbravo variant bravo-ba was loaded, not ba"'
+
+# ---- statistics ----
+cmp_run --locks glibc,bravo-ba,ba --runs 2 --metric "$ops" --stats --csv "$tmp/runs.csv" \
+	-- "$probe" faster "$tmp/counter"
+check stats-columns "--stats: fast reads and revocations beside each variant" \
+	eval 'rc_is 0 && out_has "fast reads  *revocations" && row_has bravo-ba "%" && row_has ba " 0\\.0% "'
+check stats-csv "--stats: the CSV holds each variant run's 10 reads, none for glibc" \
+	eval '[ "$(csv_col 9)" = " 10 10  10 10 " ]'
+
+# ---- wall time, timeout, Ctrl-C, plot ----
+cmp_run --locks glibc,bravo-ba --runs 2 --time --csv "$tmp/runs.csv" -- "$probe" faster "$tmp/counter"
+check time "--time: the wall time of every run, lower is better" \
+	eval 'rc_is 0 && out_has "wall time" && row_has bravo-ba " 2/2 " &&
+		[ "$(tail -n +2 "$tmp/runs.csv" | cut -d, -f6,7 | grep -c "^0\\.[0-9]*,0\\.[0-9]*$")" -eq 4 ]'
+cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" --timeout 4 \
+	-- "$probe" faster "$tmp/counter" --sleep-on 3 --pid-file "$tmp/pid"
+check timeout "--timeout: a run past it is stopped and reported" \
+	eval 'rc_is 1 && out_has "run 3 (round 2, glibc): timeout" && ! kill -0 "$(cat "$tmp/pid")" 2>/dev/null'
+
+rm -rf "$tmp/counter" "$tmp/runs" "$tmp/pid"
+rc=0
+"$run" --compare --quiet --output-dir "$tmp/runs" --locks glibc,bravo-ba --runs 3 --metric "$ops" \
+	-- "$probe" faster "$tmp/counter" --sleep-on 3 --pid-file "$tmp/pid" >"$tmp/out" 2>"$tmp/err" &
+driver=$!
+i=0
+while [ ! -s "$tmp/pid" ] && [ $i -lt 400 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -INT "$driver"
+wait "$driver" || rc=$?
+check interrupt "SIGINT: the running command is stopped, what was measured is printed, exit 130" \
+	eval 'rc_is 130 && out_has "interrupted: 2 of 6 runs done" && row_has glibc " 1/1 " &&
+		row_has bravo-ba " 1/1 " && ! kill -0 "$(cat "$tmp/pid")" 2>/dev/null'
+
+if command -v gnuplot >/dev/null 2>&1; then
+	cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" --plot "$tmp/plot.png" \
+		-- "$probe" faster "$tmp/counter"
+	check plot "--plot: a PNG file" \
+		eval 'rc_is 0 && [ "$(head -c 4 "$tmp/plot.png" | od -An -c | tr -d " ")" = "211PNG" ]'
+else
+	fail plot "gnuplot is not installed (scripts/setup-debian installs gnuplot-nox)"
+fi
+
+# ---- a real read-heavy loop, once: it completes with a table ----
+cmp_run --locks glibc,bravo-pthread --runs 1 --time \
+	-- "$build/bench/rwmix" --threads 2 --write-pct 1 --duration 0.2
+check rwmix-smoke "bench/rwmix under --time: a table with both locks" \
+	eval 'rc_is 0 && row_has glibc " 1/1 " && row_has bravo-pthread " 1/1 "'
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
