@@ -76,7 +76,9 @@ variants=
 for f in "$libs"/libbravo-*.so; do
 	[ -f "$f" ] || continue
 	n=${f##*/libbravo-}
-	variants="$variants ${n%.so}"
+	n=${n%.so}
+	case $n in *-private) continue ;; esac	# benchmark-only builds
+	variants="$variants $n"
 done
 if [ -z "$variants" ]; then
 	echo "FAIL: no $libs/libbravo-*.so: build first"
@@ -267,6 +269,11 @@ check bravo-libdir "BRAVO_LIBDIR wins over the build tree" \
 brenv "BRAVO_LIBDIR=$tmp/alt" --list
 check bravo-libdir-list "--list shows BRAVO_LIBDIR's libraries" \
 	eval 'rc_is 0 && out_has "^ba  *$tmp/alt/libbravo-ba\\.so"'
+touch "$tmp/alt/libbravo-bravo-ba-private.so"
+brenv "BRAVO_LIBDIR=$tmp/alt" --list
+check list-skips-private "--list leaves out the benchmark-only libbravo-*-private.so" \
+	eval 'rc_is 0 && out_has "^ba " && ! out_has "private"'
+rm "$tmp/alt/libbravo-bravo-ba-private.so"
 brenv "BRAVO_LIBDIR=$tmp/empty" --libdir "$tmp/alt" --lock ba -- sh -c "$show_preload"
 check libdir-over-env "--libdir wins over BRAVO_LIBDIR" \
 	eval 'rc_is 0 && out_is "$tmp/alt/libbravo-ba.so"'
