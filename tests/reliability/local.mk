@@ -7,9 +7,16 @@ check_PROGRAMS += tests/reliability/oprand
 tests_reliability_oprand_SOURCES = tests/reliability/oprand.c
 tests_reliability_oprand_CFLAGS = $(AM_CFLAGS)
 
+# A deliberately broken rwlock, preloaded in front of a variant, to show
+# that oprand catches a broken lock (OPRAND_FAULT picks the fault).
+check_LTLIBRARIES += tests/reliability/faulty.la
+tests_reliability_faulty_la_SOURCES = tests/reliability/faulty.c
+tests_reliability_faulty_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+
 reliability_tests = \
 	tests/reliability/oprand-check \
 	tests/reliability/oprand-mutant-check \
+	tests/reliability/oprand-fault-check \
 	tests/reliability/oprand-usage-check
 TESTS += $(reliability_tests)
 EXTRA_DIST += $(reliability_tests)
