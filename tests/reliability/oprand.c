@@ -248,7 +248,7 @@ static int init_lock(int i)
 
 /* ---- random numbers (splitmix64: any seed is fine) ---- */
 
-static uint64_t rnd(uint64_t *s)
+static __attribute__((unused)) uint64_t rnd(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
 
@@ -257,10 +257,26 @@ static uint64_t rnd(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+#ifdef OPRAND_FUZZER
+/* Under libFuzzer every choice comes from the input bytes instead. */
+static const uint8_t *fuzz_in;
+static size_t fuzz_left;
+
+static unsigned rnd_below(uint64_t *s, unsigned n)
+{
+	uint32_t v = 0;
+
+	(void)s;
+	for (unsigned i = 0; i < (n > 256 ? 4u : 1u) && fuzz_left; i++, fuzz_left--)
+		v = v << 8 | *fuzz_in++;
+	return v % n;
+}
+#else
 static unsigned rnd_below(uint64_t *s, unsigned n)
 {
 	return (unsigned)(rnd(s) % n);
 }
+#endif
 
 /* ---- reporting ---- */
 
@@ -325,8 +341,12 @@ static _Noreturn void diverge(const struct thread_state *ts, const struct call *
 
 	pthread_mutex_lock(&report_mu);
 	call_str(c, cs, sizeof(cs));
+#ifdef OPRAND_FUZZER
+	fprintf(stderr, "oprand: DIVERGENCE fuzz input step=%u op=%s\n", ts->step, cs);
+#else
 	fprintf(stderr, "oprand: DIVERGENCE seed=%" PRIu64 " thread=%u step=%u op=%s\n",
 		cfg.seed, ts->idx, ts->step, cs);
+#endif
 	fputs("  ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -338,6 +358,12 @@ static _Noreturn void diverge(const struct thread_state *ts, const struct call *
 	}
 	fprintf(stderr, "  this thread's previous calls:\n");
 	print_history(ts);
+#ifdef OPRAND_FUZZER
+	fprintf(stderr, "  reproduce: oprand-fuzz CRASH-FILE (the input libFuzzer saves now)%s%s\n",
+		cfg.mutant ? ", with OPRAND_MUTANT=" : "", cfg.mutant ? cfg.mutant : "");
+	fflush(stderr);
+	abort();   /* libFuzzer saves the input that led here */
+#endif
 	fprintf(stderr, "  reproduce: oprand --seed %" PRIu64 " --threads %u --steps %u --locks %u%s%s%s\n",
 		cfg.seed, cfg.threads, cfg.steps, cfg.locks,
 		cfg.model == MODEL_POSIX ? " --model posix" : "",
@@ -859,6 +885,7 @@ static void release_all(struct thread_state *ts)
 	pthread_mutex_unlock(&model_mu);
 }
 
+#ifndef OPRAND_FUZZER
 /*
  * Time outside model_mu between steps, so that the threads interleave
  * (a glibc mutex re-taken at once by the thread that released it would
@@ -932,6 +959,98 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
+#endif /* !OPRAND_FUZZER */
+
+/* Where the rwlock functions come from (libbravo or libc). */
+static const char *rwlock_object(void)
+{
+	Dl_info info;
+	void *f = dlsym(RTLD_DEFAULT, "pthread_rwlock_rdlock");
+
+	if (!f || !dladdr(f, &info) || !info.dli_fname)
+		return "?";
+	return info.dli_fname;
+}
+
+#ifdef OPRAND_FUZZER
+/*
+ * libFuzzer harness: one thread, every choice from the input; the locks and
+ * the model start afresh for each input.  A lock held only by the caller
+ * never makes a call block, so no input can hang.  OPRAND_MUTANT names a
+ * mutant model (to see the fuzzer find a divergence).
+ */
+static int init_all_locks(void);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *m = getenv("OPRAND_MUTANT");
+
+	(void)argc;
+	(void)argv;
+	cfg.threads = 1;
+	cfg.model = strstr(rwlock_object(), "libbravo") ? MODEL_LIBBRAVO : MODEL_POSIX;
+	if (m && *m) {
+		for (int i = 0; mutant_names[i]; i++)
+			if (strcmp(m, mutant_names[i]) == 0)
+				cfg.mutant = mutant_names[i];
+		if (!cfg.mutant)
+			fprintf(stderr, "oprand-fuzz: OPRAND_MUTANT='%s' is not a mutant; using none\n", m);
+	}
+	fprintf(stderr, "oprand-fuzz: model=%s%s%s rwlock=%s\n",
+		cfg.model == MODEL_POSIX ? "posix" : "libbravo",
+		cfg.mutant ? " mutant=" : "", cfg.mutant ? cfg.mutant : "", rwlock_object());
+	if (init_all_locks() != 0)
+		abort();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct thread_state *ts = &tstate[0];
+
+	fuzz_in = data;
+	fuzz_left = size;
+	ts->idx = 0;
+	ts->nhist = 0;
+	for (ts->step = 0; fuzz_left > 0; ts->step++)
+		step(ts);
+	release_all(ts);
+	/* Back to fresh locks: each must be idle now. */
+	for (unsigned l = 0; l < cfg.locks; l++) {
+		struct call c = { .op = OP_DESTROY, .lock = (int)l, .inline_ = true };
+		int r;
+
+		if (model[l].destroyed && (r = init_lock((int)l)) != 0)
+			diverge(ts, &c, (int)l, "init of a destroyed lock returned %d", r);
+		if ((r = pthread_rwlock_destroy(&locks[l])) != 0)
+			diverge(ts, &c, (int)l, "destroy of an idle lock returned %d", r);
+		memset(&model[l], 0, sizeof(model[l]));
+	}
+	if (init_all_locks() != 0)
+		abort();
+	return 0;
+}
+#endif
+
+/* Every lock fresh: the static one by its initializer, the others by init. */
+static int init_all_locks(void)
+{
+	int r;
+
+	for (unsigned l = 0; l < cfg.locks; l++) {
+		if (kind_of((int)l) == K_STATIC) {
+			locks[l] = (pthread_rwlock_t)PTHREAD_RWLOCK_INITIALIZER;
+			continue;
+		}
+		if ((r = init_lock((int)l)) != 0) {
+			fprintf(stderr, "oprand: init of L%u failed: %s\n", l, strerror(r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+#ifndef OPRAND_FUZZER
 /* ---- command line ---- */
 
 static void usage(FILE *f)
@@ -984,15 +1103,6 @@ static uint64_t parse_num(const char *s, const char *name, uint64_t lo, uint64_t
 	return v;
 }
 
-static const char *rwlock_object(void)
-{
-	Dl_info info;
-	void *f = dlsym(RTLD_DEFAULT, "pthread_rwlock_rdlock");
-
-	if (!f || !dladdr(f, &info) || !info.dli_fname)
-		return "?";
-	return info.dli_fname;
-}
 
 int main(int argc, char **argv)
 {
@@ -1052,16 +1162,8 @@ int main(int argc, char **argv)
 	if (mutant("unlock-unheld-ok") && cfg.model == MODEL_POSIX)
 		bad_usage("mutant '%s' applies to the libbravo model only", cfg.mutant);
 
-	for (unsigned l = 0; l < cfg.locks; l++) {
-		if (kind_of((int)l) == K_STATIC) {
-			locks[l] = (pthread_rwlock_t)PTHREAD_RWLOCK_INITIALIZER;
-			continue;
-		}
-		if ((r = init_lock((int)l)) != 0) {
-			fprintf(stderr, "oprand: init of L%u failed: %s\n", l, strerror(r));
-			return 1;
-		}
-	}
+	if (init_all_locks() != 0)
+		return 1;
 	printf("oprand: seed=%" PRIu64 " threads=%u steps=%u locks=%u model=%s%s%s rwlock=%s\n",
 	       cfg.seed, cfg.threads, cfg.steps, cfg.locks,
 	       cfg.model == MODEL_POSIX ? "posix" : "libbravo",
@@ -1104,3 +1206,4 @@ int main(int argc, char **argv)
 	printf("\n");
 	return 0;
 }
+#endif /* !OPRAND_FUZZER */
