@@ -230,6 +230,12 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 	if (null_ptr(rw))
 		return stat_error(EINVAL);
 	h = held_find(rw);
+	if (handle_is_destroyed(rw)) {
+		/* Destroyed under the holder's feet: forget the hold, touch nothing. */
+		if (h)
+			held_remove(h);
+		return stat_error(EINVAL);
+	}
 	if (!h)
 		return stat_error(EPERM);
 	if (h->mode == HELD_READ && h->count > 1) {
