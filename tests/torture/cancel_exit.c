@@ -360,6 +360,97 @@ static void destroy_of_a_lock_left_read_held_by_an_exited_thread_returns_ebusy(v
 	check_left_read_held();
 }
 
+/* ---- thread-specific data destructors that unlock ---- */
+
+enum { TSD_LOCKS = 20 };
+
+static pthread_rwlock_t tsd_locks[TSD_LOCKS];
+static atomic_int tsd_unlock_errors;
+static atomic_int tsd_last_error;
+
+/* At thread exit: release every lock the thread still holds. */
+static void tsd_release(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < TSD_LOCKS; i++) {
+		int rc = pthread_rwlock_unlock(&tsd_locks[i]);
+
+		if (rc) {
+			atomic_fetch_add(&tsd_unlock_errors, 1);
+			atomic_store(&tsd_last_error, rc);
+		}
+	}
+}
+
+struct tsd_thread {
+	pthread_key_t key;
+	bool write;
+};
+
+static void *tsd_main(void *arg)
+{
+	struct tsd_thread *t = arg;
+
+	for (int i = 0; i < TSD_LOCKS; i++)
+		CHECK_RC(t->write ? pthread_rwlock_wrlock(&tsd_locks[i]) : pthread_rwlock_rdlock(&tsd_locks[i]), 0);
+	CHECK_RC(pthread_setspecific(t->key, t), 0);
+	return NULL; /* tsd_release unlocks */
+}
+
+/* A thread that holds many locks at once (and releases them). */
+static void *many_locks_main(void *arg)
+{
+	pthread_rwlock_t l[TSD_LOCKS];
+
+	(void)arg;
+	for (int i = 0; i < TSD_LOCKS; i++) {
+		CHECK_RC(pthread_rwlock_init(&l[i], NULL), 0);
+		CHECK_RC(pthread_rwlock_rdlock(&l[i]), 0);
+	}
+	for (int i = 0; i < TSD_LOCKS; i++) {
+		CHECK_RC(pthread_rwlock_unlock(&l[i]), 0);
+		CHECK_RC(pthread_rwlock_destroy(&l[i]), 0);
+	}
+	return NULL;
+}
+
+/*
+ * A thread holding 20 locks (read, then write) exits; a destructor of its
+ * thread-specific data (pthread_key_create) releases them.  Keys are
+ * created both before and after another thread held many locks at once
+ * (an implementation may set up per-thread data of its own then, and
+ * destructors run in key order): the unlocks succeed and the locks are
+ * free afterwards.
+ */
+static void thread_specific_data_destructor_releases_the_locks_its_thread_holds(void)
+{
+	struct tsd_thread t[2];
+
+	/* keys stay until the end, so the second one is made after the first thread */
+	for (int order = 0; order < 2; order++) {
+		CHECK_RC(pthread_key_create(&t[order].key, tsd_release), 0);
+		join(spawn(many_locks_main, NULL));
+		for (int write = 0; write < 2; write++) {
+			for (int i = 0; i < TSD_LOCKS; i++)
+				CHECK_RC(pthread_rwlock_init(&tsd_locks[i], NULL), 0);
+			atomic_store(&tsd_unlock_errors, 0);
+			t[order].write = write;
+			join(spawn(tsd_main, &t[order]));
+			CHECK(atomic_load(&tsd_unlock_errors) == 0,
+			      "%d of %d unlocks (%s) in a thread-specific data destructor failed (%s)",
+			      atomic_load(&tsd_unlock_errors), TSD_LOCKS, write ? "write" : "read",
+			      errname(atomic_load(&tsd_last_error)));
+			for (int i = 0; i < TSD_LOCKS; i++) {
+				CHECK_RC(pthread_rwlock_trywrlock(&tsd_locks[i]), 0);
+				CHECK_RC(pthread_rwlock_unlock(&tsd_locks[i]), 0);
+				CHECK_RC(pthread_rwlock_destroy(&tsd_locks[i]), 0);
+			}
+		}
+	}
+	CHECK_RC(pthread_key_delete(t[0].key), 0);
+	CHECK_RC(pthread_key_delete(t[1].key), 0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct torture_check checks[] = {
@@ -368,6 +459,7 @@ int main(int argc, char **argv)
 		TORTURE_CHECK(thread_exiting_with_a_read_lock_leaves_the_lock_read_held),
 		TORTURE_CHECK(thread_cancelled_with_a_read_lock_and_no_cleanup_leaves_the_lock_read_held),
 		LIBBRAVO_CHECK(destroy_of_a_lock_left_read_held_by_an_exited_thread_returns_ebusy),
+		TORTURE_CHECK(thread_specific_data_destructor_releases_the_locks_its_thread_holds),
 	};
 
 	return torture_main("cancel_exit", "cancellation and thread exit while holding or waiting for rwlocks",
