@@ -26,6 +26,10 @@ enum { HELD_W, HELD_R, WAITED, OWN_W, OWN_R, FREE_L, NLOCKS };
 
 static pthread_rwlock_t locks[NLOCKS];
 
+/* More locks the forking thread holds (more than an implementation may keep inline). */
+enum { OWN_MANY = 12 };
+static pthread_rwlock_t own_many[OWN_MANY];
+
 struct parent_thread {
 	pthread_rwlock_t *lock;
 	bool write;
@@ -115,6 +119,10 @@ static void fork_with_locks_busy(void (*child_checks)(void), const char *what)
 		join(warm[i]);
 	CHECK_RC(pthread_rwlock_wrlock(&locks[OWN_W]), 0);
 	CHECK_RC(pthread_rwlock_rdlock(&locks[OWN_R]), 0);
+	for (int i = 0; i < OWN_MANY; i++) {
+		CHECK_RC(pthread_rwlock_init(&own_many[i], NULL), 0);
+		CHECK_RC(i % 2 ? pthread_rwlock_wrlock(&own_many[i]) : pthread_rwlock_rdlock(&own_many[i]), 0);
+	}
 	for (size_t i = 0; i < 3; i++)
 		th[i] = spawn(parent_thread_main, &p[i]);
 	CHECK(wait_for(&ready, 3, 10000), "the holders did not get their locks");
@@ -134,6 +142,10 @@ static void fork_with_locks_busy(void (*child_checks)(void), const char *what)
 
 	CHECK_RC(pthread_rwlock_unlock(&locks[OWN_W]), 0);
 	CHECK_RC(pthread_rwlock_unlock(&locks[OWN_R]), 0);
+	for (int i = 0; i < OWN_MANY; i++) {
+		CHECK_RC(pthread_rwlock_unlock(&own_many[i]), 0);
+		CHECK_RC(pthread_rwlock_destroy(&own_many[i]), 0);
+	}
 	atomic_store(&release, 1);
 	for (size_t i = 0; i < NELEM(p); i++)
 		join(th[i]);
@@ -189,6 +201,12 @@ static void child_releases_what_the_forking_thread_held(void)
 	CHECK_RC(pthread_rwlock_unlock(&locks[OWN_R]), 0);
 	check_lock_still_works(&locks[OWN_W], 4, 200);
 	check_lock_still_works(&locks[OWN_R], 4, 200);
+	for (int i = 0; i < OWN_MANY; i++) {
+		CHECK_RC(pthread_rwlock_trywrlock(&own_many[i]), EBUSY); /* held by the caller */
+		CHECK_RC(pthread_rwlock_unlock(&own_many[i]), 0);
+		CHECK_RC(pthread_rwlock_trywrlock(&own_many[i]), 0);
+		CHECK_RC(pthread_rwlock_unlock(&own_many[i]), 0);
+	}
 }
 
 static void fork_child_can_use_free_locks_and_new_locks_while_parent_threads_hold_and_wait(void)
