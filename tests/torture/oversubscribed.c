@@ -5,7 +5,8 @@
  * The process first confines itself to two of the CPUs it may run on (so
  * the oversubscription is the same on a bigger machine), then 64 threads
  * each run a random sequence of operations on four locks (two of the
- * default kind, two of glibc's writer-preferring kind): rdlock, tryrdlock,
+ * default kind, two of glibc's writer-preferring kind, but see
+ * prefers_writers()): rdlock, tryrdlock,
  * timedrdlock, clockrdlock, wrlock, trywrlock, timedwrlock, clockwrlock,
  * with deadlines from "already passed" to 2 ms away.  Holders are often
  * preempted (there are 32 threads per CPU, and writers yield in the middle
@@ -43,9 +44,18 @@ static const struct mix *cur_mix;
 static cpu_set_t two_cpus;
 static int cpu_a = -1, cpu_b = -1;
 
+/*
+ * Locks 1 and 3 are of glibc's writer-preferring kind, except without
+ * preload: glibc 2.36's own lock of that kind deadlocks under this mix
+ * (seen twice in a few hundred runs: a read phase installed while
+ * __wrphase_futex still says "write phase", 20 readers waiting for the
+ * hand-over, the primary writer spinning for it, and timed-out readers
+ * spinning too).  The glibc run checks the program, so it uses the
+ * default kind there.
+ */
 static bool prefers_writers(int k)
 {
-	return k % 2 == 1;
+	return k % 2 == 1 && !under_glibc();
 }
 
 static void init_locks(void)
