@@ -3,6 +3,7 @@
  */
 #include "held.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,27 @@ static pthread_key_t held_key;
 static pthread_once_t held_key_once = PTHREAD_ONCE_INIT;
 static int held_key_ok;
 
-/* Thread exit: free the spill array (locks still held stay held). */
+/* Rounds of thread-specific data destructors seen by held_free_spill. */
+static __thread unsigned held_exit_rounds;
+
+/*
+ * Thread exit: free the spill array (locks still held stay held).
+ *
+ * Other thread-specific data destructors may still unlock locks this
+ * thread holds, and they run in key order, perhaps after this one: while
+ * the list is not empty, hand the array back, so it is kept for the next
+ * round, up to the last round glibc runs (PTHREAD_DESTRUCTOR_ITERATIONS).
+ * Freeing it at once made such unlocks fail with EPERM and left the locks
+ * held (found by tests/torture/cancel_exit).
+ */
 static void held_free_spill(void *spill)
 {
 	struct held_list *l = &held_tls;
 
+	if (l->spill == spill && l->n > 0 &&
+	    ++held_exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
+	    pthread_setspecific(held_key, spill) == 0)
+		return;
 	if (l->spill == spill) {
 		l->spill = NULL;
 		l->cap = 0;

@@ -14,11 +14,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../locks/ba.h"
 #include "../locks/bravo.h"
 #include "config.h"
 #include "handle.h"
+#include "held.h"
 #include "real.h"
 #include "stats.h"
 
@@ -160,9 +162,36 @@ static const struct rw_ops under_ops = {
 	.write_unlock = under_write_unlock,
 };
 
+#if defined(LIBBRAVO_UNDER_PTHREAD)
+/*
+ * fork(): glibc's unlock releases a write lock only when __cur_writer is
+ * the caller's thread id, and the forking thread has a new id in the child.
+ * The child keeps the forking thread's held-lock list (rwlock.c), so it
+ * owns the private locks that thread held; give their glibc lock the new
+ * id, or the child's unlock of a write lock would be taken for a read
+ * unlock and leave the lock write-held (found by tests/torture/fork_locks).
+ * Runs after rwlock.c's handler has dropped the process-shared locks.
+ */
+static void adopt_write_locks_in_child(void)
+{
+	struct held *e = held_entries(&held_tls);
+	int tid = (int)gettid();
+
+	for (uint32_t i = 0; i < held_tls.n; i++) {
+		pthread_rwlock_t *rw = (pthread_rwlock_t *)e[i].lock;
+
+		if (e[i].mode == HELD_WRITE && !handle_is_pshared(rw))
+			__atomic_store_n(&rw->__data.__cur_writer, tid, __ATOMIC_RELAXED);
+	}
+}
+#endif
+
 static inline void variant_load(void)
 {
 	vr_table_init(config.table_slots);
+#if defined(LIBBRAVO_UNDER_PTHREAD)
+	pthread_atfork(NULL, NULL, adopt_write_locks_in_child);
+#endif
 }
 
 static inline const char *variant_detail(void)
