@@ -82,6 +82,9 @@
 #ifndef TMO
 #define TMO 1
 #endif
+#ifndef TRY
+#define TRY 1
+#endif
 #ifndef MUTANT
 #define MUTANT 0
 #endif
@@ -144,11 +147,15 @@ inline wake_one(set)
 
 proctype reader(byte id)
 {
-	byte op, wseq, vcnt, oc;
-	bool vpres, vrpark, timed, r;
+	byte op, wseq, vcnt;
+	bool vrpark, timed, r;
 
 end:	do
-	:: if :: op = OP_BLOCK :: op = OP_TIMED :: op = OP_TRY fi;
+	:: if
+		:: op = OP_BLOCK
+		:: TMO > 0 -> op = OP_TIMED
+		:: TRY -> op = OP_TRY
+		fi;
 		timed = (op != OP_BLOCK);
 		if
 		:: op == OP_TRY ->
@@ -164,22 +171,28 @@ end:	do
 		fi;
 		/* ba_read_lock: fetch_add(rin, RINC), acquire */
 		atomic {
-			vpres = pres; wseq = seq;
 			cnt = (cnt + 1) % CNT;
-			waiting[id] = pres; seen[id] = 0
+			if
+			:: !pres -> goto acquired
+			:: else -> wseq = seq; waiting[id] = 1; seen[id] = 0
+			fi
 		}
-		if :: !vpres -> goto acquired :: else fi;
 		/* ba_read_lock_slowpath(wphase = PRES | wseq) */
 slowpath:
-		atomic { vpres = pres; vrpark = rpark; vcnt = cnt; oc = seq }
-		if :: !vpres || oc != wseq -> goto acquired :: else fi;
+		/* v = rin; if the phase changed, enter (v's PRES/seq are wphase) */
+		atomic {
+			if
+			:: !pres || seq != wseq -> goto acquired
+			:: else -> vrpark = rpark; vcnt = cnt
+			fi
+		}
 #if MUTANT != 4
 		if
 		:: !vrpark ->
 			/* CAS(rin, v, v | RPARK) */
 			atomic {
 				if
-				:: pres == vpres && rpark == vrpark && cnt == vcnt && seq == oc ->
+				:: pres && rpark == vrpark && cnt == vcnt && seq == wseq ->
 					rpark = 1; r = 1
 				:: else -> r = 0
 				fi;
@@ -193,10 +206,11 @@ slowpath:
 		/* wait_park(rin's writer half, v | RPARK) */
 		atomic {
 			if
-			:: pres == vpres && rpark == vrpark && seq == oc ->
+			:: pres && rpark == vrpark && seq == wseq ->
 				fx_rin = fx_rin | BIT(id)
 			:: else
-			fi
+			fi;
+			vrpark = 0
 		}
 		park_block(fx_rin, id, timed, r);
 		if
@@ -230,7 +244,7 @@ acquired:
 			wake_one(fx_rout)
 		:: else
 		fi;
-done:		atomic { op = 0; wseq = 0; vcnt = 0; oc = 0; vpres = 0; vrpark = 0; timed = 0; r = 0 }
+done:		atomic { op = 0; wseq = 0; vcnt = 0; vrpark = 0; timed = 0; r = 0 }
 	od
 }
 
@@ -240,7 +254,11 @@ proctype writer(byte id)
 	bool timed, r;
 
 end:	do
-	:: if :: op = OP_BLOCK :: op = OP_TIMED :: op = OP_TRY fi;
+	:: if
+		:: op = OP_BLOCK
+		:: TMO > 0 -> op = OP_TIMED
+		:: TRY -> op = OP_TRY
+		fi;
 		timed = (op != OP_BLOCK);
 		if
 		:: op == OP_TRY ->
@@ -252,10 +270,29 @@ end:	do
 				fi
 			}
 			if :: !r -> goto done :: else fi;
-			v = cnt;	/* two separate relaxed loads */
+			/*
+			 * The count test is two separate relaxed loads: a reader
+			 * can arrive, and another depart, between them, so the
+			 * test passes, the announce counts the new reader and the
+			 * try-lock leaves again: a writer phase without a critical
+			 * section, like a time-out.  That race takes one unit of
+			 * the TMO budget; without budget the test and the
+			 * announce are one step (see the header).
+			 */
 			if
-			:: v != ocnt -> goto unlock_mutex
-			:: else
+			:: atomic { tmo > 0 -> tmo--; v = cnt }
+				if
+				:: v != ocnt -> goto unlock_mutex
+				:: else -> goto announce
+				fi
+			:: atomic {
+				if
+				:: cnt != ocnt -> goto unlock_mutex
+				:: else ->
+					ticket = cnt; pres = 1; seq = (seq + 1) % SEQ;
+					goto cs
+				fi
+			   }
 			fi
 		:: else ->
 			/* wmutex_lock: optional spin-phase CAS, then exchange(2) */
@@ -265,20 +302,24 @@ end:	do
 			:: true
 			fi;
 mutex_sleep:
-			atomic { v = wm; wm = 2 }
-			if :: v == 0 -> goto announce :: else fi;
+			/* exchange(wmutex, 2): got it if it was 0 */
+			atomic {
+				if
+				:: wm == 0 -> wm = 2; goto announce
+				:: else -> wm = 2
+				fi
+			}
 			atomic { if :: wm == 2 -> fx_wm = fx_wm | BIT(id) :: else fi }
 			park_block(fx_wm, id, timed, r);
 			if :: r -> goto done :: else -> goto mutex_sleep fi
 		fi;
 announce:
 		/* ba_write_announce: the sequence is stable under the mutex */
-		v = seq;
 		atomic {
 			assert(!pres);
 			ticket = cnt;
 			pres = 1;
-			seq = (v + 1) % SEQ
+			seq = (seq + 1) % SEQ
 		}
 		if
 		:: op == OP_TRY ->
@@ -294,12 +335,18 @@ announce:
 		/* ba_write_wait */
 wait:
 		if :: ocnt == ticket -> goto cs :: else fi;
-		atomic { v = ocnt; wpark = 1 }	/* fetch_or(WPARK) */
+		atomic {
+			/* v = fetch_or(rout, WPARK) | WPARK; re-check its count */
+			v = ocnt; wpark = 1;
 #if MUTANT != 2
-		if :: v == ticket -> goto cs :: else fi;
+			if :: v == ticket -> v = 0; goto cs :: else fi
 #endif
+		}
 		/* wait_park(rout, v | WPARK) */
-		atomic { if :: ocnt == v && wpark -> fx_rout = fx_rout | BIT(id) :: else fi }
+		atomic {
+			if :: ocnt == v && wpark -> fx_rout = fx_rout | BIT(id) :: else fi;
+			v = 0
+		}
 		park_block(fx_rout, id, timed, r);
 		if
 		:: r && ocnt != ticket -> goto leave
@@ -330,8 +377,8 @@ leave:
 #endif
 unlock_mutex:
 		/* wmutex_unlock: exchange(0), wake one if it was 2 */
-		atomic { v = wm; wm = 0 }
-		if :: v == 2 -> wake_one(fx_wm) :: else fi;
+		atomic { r = (wm == 2); wm = 0 }
+		if :: r -> wake_one(fx_wm) :: else fi;
 done:		atomic { op = 0; ticket = 0; v = 0; timed = 0; r = 0 }
 	od
 }
