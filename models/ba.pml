@@ -41,11 +41,17 @@
  *    re-reading: the model goes straight to the park path, except that the
  *    mutex's spin CAS is kept as an optional first attempt.
  *  - Deadlines: timed operations may time out while parked, at most TMO
- *    times in a whole run (a global budget).  This keeps the state space
- *    finite and is what makes the 2-bit sequence faithful: a reader that
- *    sees its writer phase come back needs SEQ - 1 timed-out writers in a
- *    row while it sleeps (2^30 - 1 in the code), and TMO < SEQ - 1 rules
- *    that out, as 2^30 does in practice.
+ *    times in a whole run (a global budget shared with the try-lock race
+ *    below).  The sequence is kept modulo SEQ = TMO + 2.  A reader sees its
+ *    writer phase come back only after SEQ - 1 writer phases in a row that
+ *    ended without a critical section (2^30 - 1 in the code) while it was
+ *    descheduled; such a phase comes from a time-out or from a write
+ *    try-lock whose two-load count test raced with an arriving reader.  The
+ *    budget bounds those to TMO < SEQ - 1, as 2^30 does in practice; once
+ *    it is spent, the try-lock's count test and announce are one step.
+ *    With -DSEQWRAP=1 the try-lock race is unbounded and SPIN finds the
+ *    resulting hang (the reader waits for a phase to end, the writer of
+ *    that phase counted it and waits for it to leave).
  *
  * Memory ordering: the model is sequentially consistent.  Every update of
  * rin, rout and wmutex is an RMW, so each word has one modification order
@@ -65,7 +71,8 @@
  *    after at most one writer critical section (assertion on a ghost count);
  *  - no deadlock and no lost wake-up: invalid end states.
  *
- * Parameters: NR readers (2), NW writers (2), TMO (1), MUTANT 0 or:
+ * Parameters: NR readers (2), NW writers (2), TMO (1), TRY (1: try-lock
+ * operations too), SEQWRAP (0), MUTANT 0 or:
  *   1  ba_write_leave does not wake parked readers
  *   2  ba_write_wait parks without re-checking the count it got back
  *      from its fetch_or(WPARK)
@@ -84,6 +91,9 @@
 #endif
 #ifndef TRY
 #define TRY 1
+#endif
+#ifndef SEQWRAP
+#define SEQWRAP 0
 #endif
 #ifndef MUTANT
 #define MUTANT 0
@@ -280,7 +290,8 @@ end:	do
 			 * announce are one step (see the header).
 			 */
 			if
-			:: atomic { tmo > 0 -> tmo--; v = cnt }
+			:: atomic { (tmo > 0 || SEQWRAP) ->
+				if :: tmo > 0 -> tmo-- :: else fi; v = cnt }
 				if
 				:: v != ocnt -> goto unlock_mutex
 				:: else -> goto announce
