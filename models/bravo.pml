@@ -37,7 +37,9 @@
  *    slot holds one lock's address at a time and the other reader must go
  *    slow (collision).  With NS = 1 every pair collides.
  *  - Readers pick a lock and an operation (blocking, timed or try) anew on
- *    every iteration; so do writers.  Each thread holds one lock at a time.
+ *    every iteration (the operation only once they go slow: the fast path
+ *    is the same for all); so do writers.  Each thread holds one lock at a
+ *    time.
  *  - The fast path's first load of the word (acquire) is only a filter: the
  *    model lets a reader try the slot CAS whatever that load would have
  *    returned, so every stale value it could read is covered.
@@ -78,8 +80,10 @@
  *    valid end states).
  *
  * Parameters (-D on the spin command line): NR readers (2), NW writers (1),
- * NS slots (2), WPREF 1 for a writer-preferring underlying lock (BA; the
- * waiter count is then modelled), MUTANT 0 for the real algorithm or:
+ * NS slots (2), WLOCKS (1: writers use lock 0 only, readers always use
+ * both; 2: writers use both, a larger state space), WPREF 1 for a
+ * writer-preferring underlying lock (BA; the waiter count is then
+ * modelled), MUTANT 0 for the real algorithm or:
  *   1  the writer scans the table before it clears RBias
  *   2  the reader skips the recheck after publishing its slot
  *   3  a failed revocation (EBUSY/ETIMEDOUT) does not set RBias again
