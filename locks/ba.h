@@ -29,9 +29,22 @@
  * A blocked reader waits until rin's writer half (BA_PRES plus sequence)
  * differs from the value it arrived under.  PF-T gets by with one phase bit
  * because its writers never leave before the readers they counted have
- * entered; ours can time out, so a reader descheduled across a writer that
- * gave up and the next one would see the phase bit repeat.  A 30-bit
- * sequence makes that repeat need 2^30 timed-out writers in a row.
+ * entered; ours can leave without entering (a time-out, or a write try-lock
+ * whose count test raced with an arriving reader and that finds the lock
+ * not drained after announcing), so a reader descheduled across such a
+ * writer and the next one would see the phase bit repeat.  A 30-bit
+ * sequence makes that repeat need 2^30 such writer phases in a row while
+ * the reader stays descheduled between its arrival and its next look at
+ * rin (a SPIN run of models/ba.pml with a 1-bit sequence and no bound on
+ * such phases finds the hang: see models/README.md).
+ *
+ * Memory ordering: every update of rin, rout and wmutex is an RMW, and a
+ * reader and a writer always meet on the same word (arrival vs announce on
+ * rin, departure vs the WPARK fetch_or on rout), so no store-load fence is
+ * needed.  Critical sections are ordered by release/acquire: a reader's
+ * departure (release) before the writer's drained test (acquire), a
+ * writer's leave (release) before the arrival (acquire) or phase re-read
+ * (acquire) of the readers it admits, and the mutex handoff.
  *
  * Waiting readers and the draining writer spin briefly and then park on a
  * futex (wait.h) instead of the MCS queues of PF-Q: in user space a parked

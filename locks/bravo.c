@@ -129,6 +129,10 @@ static int vr_wait_for_readers(struct vr_table *t, const void *lock, const struc
 			wait_yield();
 		}
 	}
+	/*
+	 * Acquire: pairs with the release store of each reader's unlock that
+	 * we saw, so their critical sections happen before ours.
+	 */
 	atomic_thread_fence(memory_order_acquire);
 	return 0;
 }
@@ -154,7 +158,9 @@ int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl, b
 		 * Fast readers are still in the table and the caller is about to
 		 * release the underlying lock: set RBias again, so the next writer
 		 * revokes (and scans) too.  We still hold write permission, the
-		 * only state in which RBias may change hands.
+		 * only state in which RBias may change hands.  Release (no
+		 * store-load order needed): readers that see RBias set need
+		 * only the table, published long before.
 		 */
 		atomic_fetch_or_explicit(&b->word, BRAVO_RBIAS | BRAVO_USED, memory_order_release);
 		return r;

@@ -41,6 +41,24 @@
  *  - After a revocation that took time T, slow readers do not re-enable bias
  *    for N*T (the slow-down guard), bounding writer slow-down to 1/(N+1).
  *
+ * Memory ordering, in one place (models/bravo.pml checks the protocol under
+ * sequential consistency, which these orderings justify):
+ *  - reader: seq_cst CAS of its slot, then seq_cst load of the word (or
+ *    seq_cst fetch_or of USED); writer: seq_cst fetch_and clearing
+ *    RBIAS|USED, then seq_cst loads of the slots.  All four are in C11's
+ *    single total order S, so the reader's recheck precedes the writer's
+ *    clear in S (and the writer's scan, after the clear, sees the slot), or
+ *    follows it (and the reader sees RBias clear).  On x86 the locked
+ *    CMPXCHG and LOCK AND are the full fences; the loads are plain MOVs.
+ *  - reader unlock: release store of NULL; the writer's scan is followed by
+ *    an acquire fence, so a reader's critical section happens before the
+ *    writer's once the writer has seen its slot empty.
+ *  - slow reader enabling bias: release CAS, paired with the fast path's
+ *    acquire load of the word, so a fast reader also sees the table.
+ *  - every other access to the word is an RMW or a relaxed load whose value
+ *    only filters (the pre-check, the writer's RBias test under write
+ *    permission, the waiter count).
+ *
  * The visible readers table (vr_table) is process-wide, shared by all locks.
  * (Only the benchmark-only build -DLIBBRAVO_BRAVO_PRIVATE_TABLE gives each
  * lock a table of its own: see bravo_table_of.)
@@ -227,6 +245,10 @@ static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
 		if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS)
 			return slot;
 	}
+	/*
+	 * Relaxed: we never entered, so nothing needs to be ordered before
+	 * the clear; a writer that still reads our slot only waits longer.
+	 */
 	atomic_store_explicit(slot, NULL, memory_order_relaxed);
 	return NULL;
 }
@@ -347,6 +369,10 @@ BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops 
 		if (r)
 			ops->write_unlock(u); /* revocation timed out */
 	}
+	/*
+	 * Relaxed: the count only keeps readers off the fast path (fairness);
+	 * safety rests on the revocation above, done under write permission.
+	 */
 	if (announced)
 		atomic_fetch_sub_explicit(&b->word, BRAVO_WAITER, memory_order_relaxed);
 	return r;

@@ -20,6 +20,10 @@
  * the lock as a whole is phase-fair like its BA sub-locks.  A writer that
  * times out or fails a try-lock ends, in reverse order, the phases it had
  * started.
+ *
+ * Memory ordering: none of its own.  Readers and writers meet only inside
+ * the BA sub-locks, whose RMWs and release/acquire pairs (ba.h) order each
+ * reader's critical section against the writer holding that sub-lock.
  */
 #ifndef LIBBRAVO_PERCPU_H
 #define LIBBRAVO_PERCPU_H
