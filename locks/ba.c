@@ -223,19 +223,31 @@ int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
 
 bool ba_write_trylock(struct ba_lock *l)
 {
-	uint32_t ticket;
+	uint32_t out;
+	uint64_t v;
 
 	if (!wmutex_trylock(l))
 		return false;
-	if (rin_count(atomic_load_explicit(&l->rin, memory_order_relaxed)) !=
-	    rout_count(atomic_load_explicit(&l->rout, memory_order_relaxed))) {
-		wmutex_unlock(l);
-		return false;
+	/*
+	 * Announce only by a CAS on a rin whose count equals the rout count
+	 * read first.  rout never passes rin and never goes back, so at the
+	 * CAS every admitted reader has left: the phase starts drained and is
+	 * never one that ends without a critical section (see ba.h).  acquire
+	 * on rout: the departed readers' critical sections happen before ours.
+	 * wmutex is held and PRES clear, so only arriving readers change rin.
+	 */
+	out = rout_count(atomic_load_explicit(&l->rout, memory_order_acquire));
+	v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+	while (rin_count(v) == out) {
+		uint64_t next = ((v & BA_SEQ_MASK) + BA_SEQ_INC) & BA_SEQ_MASK;
+
+		if (atomic_compare_exchange_weak_explicit(&l->rin, &v,
+							  (v & ~BA_SEQ_MASK) | BA_PRES | next,
+							  memory_order_acq_rel,
+							  memory_order_relaxed))
+			return true;
 	}
-	ticket = ba_write_announce(l);
-	if (ba_drained(l, ticket))
-		return true;
-	ba_write_leave(l);
+	wmutex_unlock(l);
 	return false;
 }
 

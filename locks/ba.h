@@ -29,14 +29,16 @@
  * A blocked reader waits until rin's writer half (BA_PRES plus sequence)
  * differs from the value it arrived under.  PF-T gets by with one phase bit
  * because its writers never leave before the readers they counted have
- * entered; ours can leave without entering (a time-out, or a write try-lock
- * whose count test raced with an arriving reader and that finds the lock
- * not drained after announcing), so a reader descheduled across such a
- * writer and the next one would see the phase bit repeat.  A 30-bit
- * sequence makes that repeat need 2^30 such writer phases in a row while
- * the reader stays descheduled between its arrival and its next look at
- * rin (a SPIN run of models/ba.pml with a 1-bit sequence and no bound on
- * such phases finds the hang: see models/README.md).
+ * entered; ours can leave without entering (a time-out), so a reader
+ * descheduled across such a writer and the next one would see the phase
+ * bit repeat.  A 30-bit sequence makes that repeat need 2^30 timed-out
+ * writer phases in a row while the reader stays descheduled between its
+ * arrival and its next look at rin.  A write try-lock never adds to them:
+ * it announces only by a CAS on a rin whose count equals rout's, so it is
+ * drained when it announces and always enters (an earlier two-load test
+ * could announce, count a reader that arrived in between, and leave; a SPIN
+ * run of models/ba.pml with that test, a 1-bit sequence and no bound finds
+ * the hang: see models/README.md).
  *
  * Memory ordering: every update of rin, rout and wmutex is an RMW, and a
  * reader and a writer always meet on the same word (arrival vs announce on

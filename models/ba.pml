@@ -17,8 +17,8 @@
  *                           the returned value, park on rout
  *   ba_write_leave          fetch_and(~(PRES|RPARK)), wake all readers if
  *                           RPARK was set, unlock the mutex
- *   ba_write_trylock        mutex try-lock, rin count == rout count (two
- *                           loads), announce, drained test, else leave
+ *   ba_write_trylock        mutex try-lock, then a CAS that announces only
+ *                           on a rin whose count equals rout's (one step)
  *
  * Abstractions:
  *  - rin is the tuple (cnt, pres, rpark, seq), rout is (ocnt, wpark); each
@@ -45,13 +45,14 @@
  *    below).  The sequence is kept modulo SEQ = TMO + 2.  A reader sees its
  *    writer phase come back only after SEQ - 1 writer phases in a row that
  *    ended without a critical section (2^30 - 1 in the code) while it was
- *    descheduled; such a phase comes from a time-out or from a write
- *    try-lock whose two-load count test raced with an arriving reader.  The
- *    budget bounds those to TMO < SEQ - 1, as 2^30 does in practice; once
- *    it is spent, the try-lock's count test and announce are one step.
- *    With -DSEQWRAP=1 the try-lock race is unbounded and SPIN finds the
- *    resulting hang (the reader waits for a phase to end, the writer of
- *    that phase counted it and waits for it to leave).
+ *    descheduled; such a phase comes only from a time-out, and the budget
+ *    bounds those to TMO < SEQ - 1, as 2^30 does in practice.  The write
+ *    try-lock announces by a CAS only on a drained lock, so it always
+ *    enters.  -DSEQWRAP=1 models the try-lock the code had before: a count
+ *    test of two separate loads, then an unconditional announce that can
+ *    count a reader arriving in between and leave again; with no bound on
+ *    such phases SPIN finds the resulting hang (the reader waits for a
+ *    phase to end, the writer of that phase counted it and waits for it).
  *
  * Memory ordering: the model is sequentially consistent.  Every update of
  * rin, rout and wmutex is an RMW, so each word has one modification order
@@ -76,7 +77,7 @@
  *   1  ba_write_leave does not wake parked readers
  *   2  ba_write_wait parks without re-checking the count it got back
  *      from its fetch_or(WPARK)
- *   3  ba_write_trylock enters without the drained test after announcing
+ *   3  ba_write_trylock announces (and enters) without its count test
  *   4  a reader parks without setting BA_RPARK
  */
 
@@ -281,24 +282,21 @@ end:	do
 			}
 			if :: !r -> goto done :: else fi;
 			/*
-			 * The count test is two separate relaxed loads: a reader
-			 * can arrive, and another depart, between them, so the
-			 * test passes, the announce counts the new reader and the
-			 * try-lock leaves again: a writer phase without a critical
-			 * section, like a time-out.  That race takes one unit of
-			 * the TMO budget; without budget the test and the
-			 * announce are one step (see the header).
+			 * The code: load rout, then CAS rin only if its count
+			 * equals it (one step here).  SEQWRAP: the old two-load
+			 * test, where a reader can arrive and another depart
+			 * between the loads, the announce counts the new reader
+			 * and the try-lock leaves again (see the header).
 			 */
 			if
-			:: atomic { (tmo > 0 || SEQWRAP) ->
-				if :: tmo > 0 -> tmo-- :: else fi; v = cnt }
+			:: atomic { SEQWRAP -> v = cnt }
 				if
 				:: v != ocnt -> goto unlock_mutex
 				:: else -> goto announce
 				fi
 			:: atomic {
 				if
-				:: cnt != ocnt -> goto unlock_mutex
+				:: MUTANT != 3 && cnt != ocnt -> goto unlock_mutex
 				:: else ->
 					ticket = cnt; pres = 1; seq = (seq + 1) % SEQ;
 					goto cs
@@ -334,9 +332,6 @@ announce:
 		}
 		if
 		:: op == OP_TRY ->
-#if MUTANT == 3
-			goto cs;
-#endif
 			if
 			:: ocnt == ticket -> goto cs
 			:: else -> goto leave
