@@ -18,6 +18,7 @@
 
 #include "../locks/ba.h"
 #include "../locks/bravo.h"
+#include "under_ba.h"
 #include "config.h"
 #include "handle.h"
 #include "held.h"
@@ -27,39 +28,10 @@
 #if defined(LIBBRAVO_UNDER_BA)
 
 static const char variant_name[] = "bravo-ba";
+#define under_ops ba_under_ops /* under_ba.h */
 
 _Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
 	       "BA fits before the handle's marker");
-
-static int under_read_lock(void *u, const struct deadline *dl)
-{
-	return ba_read_lock(u, dl);
-}
-
-static bool under_read_trylock(void *u)
-{
-	return ba_read_trylock(u);
-}
-
-static void under_read_unlock(void *u)
-{
-	ba_read_unlock(u);
-}
-
-static int under_write_lock(void *u, const struct deadline *dl)
-{
-	return ba_write_lock(u, dl);
-}
-
-static bool under_write_trylock(void *u)
-{
-	return ba_write_trylock(u);
-}
-
-static void under_write_unlock(void *u)
-{
-	ba_write_unlock(u);
-}
 
 static bool under_idle(pthread_rwlock_t *rw)
 {
@@ -149,10 +121,6 @@ static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 	return real()->init(rw, attr); /* zeroes the BRAVO word and the marker */
 }
 
-#else
-#error "variant_bravo.c needs LIBBRAVO_UNDER_BA or LIBBRAVO_UNDER_PTHREAD"
-#endif
-
 static const struct rw_ops under_ops = {
 	.read_lock = under_read_lock,
 	.read_trylock = under_read_trylock,
@@ -161,6 +129,10 @@ static const struct rw_ops under_ops = {
 	.write_trylock = under_write_trylock,
 	.write_unlock = under_write_unlock,
 };
+
+#else
+#error "variant_bravo.h needs LIBBRAVO_UNDER_BA or LIBBRAVO_UNDER_PTHREAD"
+#endif
 
 #if defined(LIBBRAVO_UNDER_PTHREAD)
 /*

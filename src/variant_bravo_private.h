@@ -30,6 +30,7 @@
 #include "handle.h"
 #include "heap_handle.h"
 #include "stats.h"
+#include "under_ba.h"
 
 static const char variant_name[] = "bravo-ba-private";
 
@@ -63,45 +64,6 @@ static struct bravo_private_lock *private_of(pthread_rwlock_t *rw)
 {
 	return handle_block(rw, private_size(), private_reset);
 }
-
-static int under_read_lock(void *u, const struct deadline *dl)
-{
-	return ba_read_lock(u, dl);
-}
-
-static bool under_read_trylock(void *u)
-{
-	return ba_read_trylock(u);
-}
-
-static void under_read_unlock(void *u)
-{
-	ba_read_unlock(u);
-}
-
-static int under_write_lock(void *u, const struct deadline *dl)
-{
-	return ba_write_lock(u, dl);
-}
-
-static bool under_write_trylock(void *u)
-{
-	return ba_write_trylock(u);
-}
-
-static void under_write_unlock(void *u)
-{
-	ba_write_unlock(u);
-}
-
-static const struct rw_ops under_ops = {
-	.read_lock = under_read_lock,
-	.read_trylock = under_read_trylock,
-	.read_unlock = under_read_unlock,
-	.write_lock = under_write_lock,
-	.write_trylock = under_write_trylock,
-	.write_unlock = under_write_unlock,
-};
 
 static inline void variant_load(void)
 {
@@ -158,7 +120,7 @@ static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const
 	if (!l)
 		return EAGAIN;
 	seen = seen_word(l);
-	r = bravo_read_lock(&l->bravo, &l->ba, &under_ops, data, dl);
+	r = bravo_read_lock(&l->bravo, &l->ba, &ba_under_ops, data, dl);
 	if (__builtin_expect(stats_on, 0) && r == 0)
 		count_read(l, *data, seen);
 	return r;
@@ -172,7 +134,7 @@ static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 	if (!l)
 		return EAGAIN;
 	seen = seen_word(l);
-	if (!bravo_read_trylock(&l->bravo, &l->ba, &under_ops, data))
+	if (!bravo_read_trylock(&l->bravo, &l->ba, &ba_under_ops, data))
 		return EBUSY;
 	if (__builtin_expect(stats_on, 0))
 		count_read(l, *data, seen);
@@ -183,7 +145,7 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	struct bravo_private_lock *l = handle_held_block(rw);
 
-	bravo_read_unlock(&l->ba, &under_ops, data);
+	bravo_read_unlock(&l->ba, &ba_under_ops, data);
 }
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
@@ -193,7 +155,7 @@ static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, cons
 	(void)data;
 	if (!l)
 		return EAGAIN;
-	return bravo_write_lock(&l->bravo, &l->ba, &under_ops, handle_prefers_writers(rw), dl);
+	return bravo_write_lock(&l->bravo, &l->ba, &ba_under_ops, handle_prefers_writers(rw), dl);
 }
 
 static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
@@ -203,7 +165,7 @@ static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 	(void)data;
 	if (!l)
 		return EAGAIN;
-	return bravo_write_trylock(&l->bravo, &l->ba, &under_ops) ? 0 : EBUSY;
+	return bravo_write_trylock(&l->bravo, &l->ba, &ba_under_ops) ? 0 : EBUSY;
 }
 
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
@@ -211,7 +173,7 @@ static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 	struct bravo_private_lock *l = handle_held_block(rw);
 
 	(void)data;
-	bravo_write_unlock(&l->ba, &under_ops);
+	bravo_write_unlock(&l->ba, &ba_under_ops);
 }
 
 #endif

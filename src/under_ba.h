@@ -1,0 +1,52 @@
+/*
+ * under_ba.h - the BA phase-fair lock as the lock under BRAVO: the
+ * struct rw_ops the generic wrapper (locks/bravo.h) calls on its slow
+ * paths, for the variants that put BRAVO over BA (bravo-ba, and the
+ * benchmark-only bravo-ba-private).  Static: each variant's calls through
+ * it are resolved at compile time.
+ */
+#ifndef LIBBRAVO_UNDER_BA_H
+#define LIBBRAVO_UNDER_BA_H
+#include "../locks/ba.h"
+#include "../locks/bravo.h"
+
+static int ba_under_read_lock(void *u, const struct deadline *dl)
+{
+	return ba_read_lock(u, dl);
+}
+
+static bool ba_under_read_trylock(void *u)
+{
+	return ba_read_trylock(u);
+}
+
+static void ba_under_read_unlock(void *u)
+{
+	ba_read_unlock(u);
+}
+
+static int ba_under_write_lock(void *u, const struct deadline *dl)
+{
+	return ba_write_lock(u, dl);
+}
+
+static bool ba_under_write_trylock(void *u)
+{
+	return ba_write_trylock(u);
+}
+
+static void ba_under_write_unlock(void *u)
+{
+	ba_write_unlock(u);
+}
+
+static const struct rw_ops ba_under_ops = {
+	.read_lock = ba_under_read_lock,
+	.read_trylock = ba_under_read_trylock,
+	.read_unlock = ba_under_read_unlock,
+	.write_lock = ba_under_write_lock,
+	.write_trylock = ba_under_write_trylock,
+	.write_unlock = ba_under_write_unlock,
+};
+
+#endif
