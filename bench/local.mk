@@ -1,1 +1,53 @@
 # automake fragment, included from Makefile.am
+#
+# ---- bench/: the benchmark programs of the BRAVO paper's section 5 ----
+# Ordinary pthread programs; the lock is chosen by LD_PRELOAD alone.
+# bench/README.md documents them.
+noinst_LTLIBRARIES += bench/libbench.la
+bench_libbench_la_SOURCES = bench/common.c bench/common.h bench/mt19937.c bench/mt19937.h
+
+bench_programs = bench/alternator bench/rwbench
+noinst_PROGRAMS += $(bench_programs)
+bench_alternator_SOURCES = bench/alternator.c
+bench_alternator_LDADD = bench/libbench.la -lm
+bench_rwbench_SOURCES = bench/rwbench.c
+bench_rwbench_LDADD = bench/libbench.la -lm
+
+EXTRA_DIST += bench/README.md
+
+# The "ideal" BRAVO-BA of figure 1: every lock its own visible readers
+# table.  Benchmarks only: built by make (a shared object, because -rpath),
+# never installed, not a configure --with-lock choice.  It compiles its own
+# copy of the lock sources with the switch instead of locks/liblocks.la.
+noinst_LTLIBRARIES += src/libbravo-bravo-ba-private.la
+src_libbravo_bravo_ba_private_la_SOURCES = $(interpose_sources) $(heap_sources) \
+	src/variant_bravo_private.h \
+	locks/wait.c locks/wait.h locks/events.h locks/ba.c locks/ba.h locks/bravo.c locks/bravo.h
+src_libbravo_bravo_ba_private_la_CPPFLAGS = $(AM_CPPFLAGS) -DLIBBRAVO_BRAVO_PRIVATE_TABLE
+src_libbravo_bravo_ba_private_la_CFLAGS = $(variant_cflags)
+src_libbravo_bravo_ba_private_la_LDFLAGS = $(variant_ldflags) -rpath /nowhere
+src_libbravo_bravo_ba_private_la_LIBADD = $(LIBS)
+
+bench_programs += bench/test_rwlock
+noinst_PROGRAMS += bench/test_rwlock
+bench_test_rwlock_SOURCES = bench/test_rwlock.c
+bench_test_rwlock_LDADD = bench/libbench.la -lm
+
+bench_programs += bench/interference
+noinst_PROGRAMS += bench/interference
+bench_interference_SOURCES = bench/interference.c
+bench_interference_LDADD = bench/libbench.la -lm
+
+bench_programs += bench/latency
+noinst_PROGRAMS += bench/latency
+bench_latency_SOURCES = bench/latency.c
+bench_latency_LDADD = bench/libbench.la -lm
+
+bench_programs += bench/rwlock-mb
+noinst_PROGRAMS += bench/rwlock-mb
+bench_rwlock_mb_SOURCES = bench/rwlock-mb.c
+bench_rwlock_mb_LDADD = bench/libbench.la -lm
+
+# make check: every program under glibc and every variant, briefly.
+TESTS += tests/bench/smoke-check
+EXTRA_DIST += tests/bench/smoke-check

@@ -110,10 +110,9 @@ static void bravo_inhibit(struct bravo *b, uint64_t start)
 }
 
 /* Wait until no slot holds lock: spin, then yield (readers never wake us). */
-static int vr_wait_for_readers(const void *lock, const struct deadline *dl, bool nowait)
+static int vr_wait_for_readers(struct vr_table *t, const void *lock, const struct deadline *dl,
+			       bool nowait)
 {
-	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
-
 	for (uint32_t i = 0; i <= t->mask; i++) {
 		unsigned spins = 0;
 
@@ -149,7 +148,7 @@ int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl, b
 			revoked(lock_event_clock_ns() - t0);
 		return 0;
 	}
-	r = vr_wait_for_readers(lock, dl, nowait);
+	r = vr_wait_for_readers(bravo_table_of(b), lock, dl, nowait);
 	if (r) {
 		/*
 		 * Fast readers are still in the table and the caller is about to
@@ -168,7 +167,7 @@ int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl, b
 
 bool bravo_has_fast_readers(struct bravo *b, const void *lock)
 {
-	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
+	struct vr_table *t = bravo_table_of(b);
 
 	/* Without USED no reader entered through the table since the last scan. */
 	if (!t || !(atomic_load_explicit(&b->word, memory_order_acquire) & BRAVO_USED))
@@ -179,9 +178,9 @@ bool bravo_has_fast_readers(struct bravo *b, const void *lock)
 	return false;
 }
 
-enum bravo_miss bravo_miss_cause(uint64_t w, const void *lock)
+enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t w, const void *lock)
 {
-	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
+	struct vr_table *t = bravo_table_of(b);
 	const void *in_slot;
 
 	if (w & BRAVO_WAITERS_MASK)

@@ -42,6 +42,8 @@
  *    for N*T (the slow-down guard), bounding writer slow-down to 1/(N+1).
  *
  * The visible readers table (vr_table) is process-wide, shared by all locks.
+ * (Only the benchmark-only build -DLIBBRAVO_BRAVO_PRIVATE_TABLE gives each
+ * lock a table of its own: see bravo_table_of.)
  */
 #ifndef LIBBRAVO_BRAVO_H
 #define LIBBRAVO_BRAVO_H
@@ -93,6 +95,28 @@ extern unsigned bravo_slowdown_n;
 bool vr_table_init(uint32_t slots);
 uint32_t vr_table_default_slots(void);
 uint32_t vr_table_slots(void);
+
+/*
+ * The table a lock's readers publish in: the process-wide one.  Built with
+ * -DLIBBRAVO_BRAVO_PRIVATE_TABLE (src/variant_bravo_private.h: the "ideal"
+ * BRAVO-BA that the paper's figure 1 divides by, for benchmarks only, never
+ * installed), each lock has its own table instead, starting at the first
+ * byte of the sector after its BRAVO word.
+ */
+#ifdef LIBBRAVO_BRAVO_PRIVATE_TABLE
+#define BRAVO_PRIVATE_TABLE_OFFSET 128
+
+static inline struct vr_table *bravo_table_of(struct bravo *b)
+{
+	return (struct vr_table *)(void *)((char *)b + BRAVO_PRIVATE_TABLE_OFFSET);
+}
+#else
+static inline struct vr_table *bravo_table_of(struct bravo *b)
+{
+	(void)b;
+	return atomic_load_explicit(&vr_table, memory_order_acquire);
+}
+#endif
 
 /* Why a reader missed the fast path (reported only when asked for). */
 enum bravo_miss {
@@ -180,7 +204,7 @@ static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
 
 	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) != BRAVO_RBIAS)
 		return NULL;
-	table = atomic_load_explicit(&vr_table, memory_order_acquire);
+	table = bravo_table_of(b);
 	if (!table)
 		return NULL;
 	slot = vr_slot_of(table, lock);
@@ -212,7 +236,7 @@ static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
  * slow path missed the fast path, judged from that word and the thread's
  * slot now (for statistics: a race in between can blur the causes).
  */
-enum bravo_miss bravo_miss_cause(uint64_t seen, const void *lock);
+enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t seen, const void *lock);
 
 static inline void bravo_read_fast_unlock(vr_slot_t *slot)
 {
