@@ -51,3 +51,9 @@ bench_rwlock_mb_LDADD = bench/libbench.la -lm
 # make check: every program under glibc and every variant, briefly.
 TESTS += tests/bench/smoke-check
 EXTRA_DIST += tests/bench/smoke-check
+
+# The Mersenne Twister is std::mt19937's (RWBench's work unit).
+check_PROGRAMS += tests/bench/mt19937_test
+tests_bench_mt19937_test_SOURCES = tests/bench/mt19937_test.c
+tests_bench_mt19937_test_LDADD = bench/libbench.la
+TESTS += tests/bench/mt19937_test

@@ -178,9 +178,13 @@ bool bravo_has_fast_readers(struct bravo *b, const void *lock)
 	return false;
 }
 
-enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t w, const void *lock)
+enum bravo_miss bravo_miss_cause(uint64_t w, const void *lock)
 {
-	struct vr_table *t = bravo_table_of(b);
+	return bravo_miss_cause_in(atomic_load_explicit(&vr_table, memory_order_acquire), w, lock);
+}
+
+enum bravo_miss bravo_miss_cause_in(struct vr_table *t, uint64_t w, const void *lock)
+{
 	const void *in_slot;
 
 	if (w & BRAVO_WAITERS_MASK)

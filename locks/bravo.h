@@ -236,7 +236,9 @@ static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
  * slow path missed the fast path, judged from that word and the thread's
  * slot now (for statistics: a race in between can blur the causes).
  */
-enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t seen, const void *lock);
+enum bravo_miss bravo_miss_cause(uint64_t seen, const void *lock);
+/* The same, for a lock whose readers publish in table t (bravo_table_of). */
+enum bravo_miss bravo_miss_cause_in(struct vr_table *t, uint64_t seen, const void *lock);
 
 static inline void bravo_read_fast_unlock(vr_slot_t *slot)
 {

@@ -184,7 +184,7 @@ static inline int variant_destroy(pthread_rwlock_t *rw)
 /* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */
 static void count_read(pthread_rwlock_t *rw, uintptr_t slot, uint64_t seen)
 {
-	stat_add_slow(slot ? STAT_READ_FAST : STAT_SLOW_BIAS_OFF + bravo_miss_cause(handle_bravo(rw), seen, rw), 1);
+	stat_add_slow(slot ? STAT_READ_FAST : STAT_SLOW_BIAS_OFF + bravo_miss_cause(seen, rw), 1);
 }
 
 /* The lock word as a reader finds it, only when statistics want it. */

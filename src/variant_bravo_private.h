@@ -140,7 +140,7 @@ static inline int variant_destroy(pthread_rwlock_t *rw)
 static void count_read(struct bravo_private_lock *l, uintptr_t slot, uint64_t seen)
 {
 	stat_add_slow(slot ? STAT_READ_FAST
-			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(&l->bravo, seen, &l->ba), 1);
+			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause_in(bravo_table_of(&l->bravo), seen, &l->ba), 1);
 }
 
 static inline uint64_t seen_word(struct bravo_private_lock *l)
