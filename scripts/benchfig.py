@@ -101,7 +101,7 @@ def figure(name):
                       "threads", "notifications (millions/s)", PAPER_LOCKS)
     if name == "fig3":
         return Figure("fig3", "test_rwlock",
-                      "Figure 3: test\\_rwlock T 1 D -c 10 -e 10 -d 1000",
+                      "Figure 3: test\\_rwlock T 1 SECS -c 10 -e 10 -d 1000",
                       "reader threads T (plus 1 writer)",
                       "aggregate throughput (M iterations/s)", PAPER_LOCKS)
     if name in RWBENCH_P:
