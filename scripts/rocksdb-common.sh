@@ -80,6 +80,14 @@ rdb_lib_for() {
 	echo "$2/libbravo-$1.so"
 }
 
+# rdb_preload_for LOCK LIBDIR ALLOCLIB: the LD_PRELOAD value of a run ('':
+# none): the allocator first, then the lock's library.
+rdb_preload_for() {
+	local lib
+	lib=$(rdb_lib_for "$1" "$2")
+	if [ -n "$3" ] && [ -n "$lib" ]; then echo "$3:$lib"; else echo "$3$lib"; fi
+}
+
 # rdb_check_libs LOCKS LIBDIR: every variant's library exists.
 rdb_check_libs() {
 	local l lib
@@ -158,11 +166,9 @@ rdb_init_cleanup() {
 # seconds.  The inherited LD_PRELOAD is not passed on.  Returns the exit
 # status (124: timed out).
 rdb_run() {
-	local lock=$1 libdir=$2 alloc=$3 limit=$4 out=$5 err=$6 lib preload rc=0
+	local lock=$1 libdir=$2 alloc=$3 limit=$4 out=$5 err=$6 preload rc=0
 	shift 7
-	lib=$(rdb_lib_for "$lock" "$libdir")
-	preload=$alloc
-	[ -n "$lib" ] && preload="${preload:+$preload:}$lib"
+	preload=$(rdb_preload_for "$lock" "$libdir" "$alloc")
 	if [ -n "$preload" ]; then
 		env -u LD_PRELOAD BRAVO_VERBOSE=1 BRAVO_STATS=1 LD_PRELOAD="$preload" \
 			timeout "$limit" "$@" >"$out" 2>"$err" </dev/null &
@@ -190,7 +196,7 @@ rdb_verify_preload() {
 	grep -q "^libbravo: variant=$lock " "$err" ||
 		rdb_die "PRELOAD DID NOT TAKE EFFECT: the $lock run printed no 'libbravo: variant=$lock' line on stderr, so it ran without libbravo (does the binary, or a wrapper, drop LD_PRELOAD? is it setuid or statically linked?). Results would be meaningless; stopping."
 	grep -q "^libbravo.variant=$lock\$" "$err" ||
-		rdb_die "the $lock run printed no libbravo statistics at exit (libbravo.variant=$lock): the process did not exit normally under the preload"
+		rdb_die "PRELOAD DID NOT TAKE EFFECT for the whole run: the $lock run started under libbravo but printed no statistics at exit (libbravo.variant=$lock), so the process that ran the benchmark was not the preloaded one (a wrapper that exec's it without LD_PRELOAD?) or did not exit normally. Stopping."
 }
 
 # rdb_stat ERR KEY: the value of libbravo.KEY in ERR ('' when absent).
