@@ -11,11 +11,13 @@ rocksdb_tests = \
 	tests/rocksdb/db-bench-unpreloaded \
 	tests/rocksdb/db-bench-interrupt \
 	tests/rocksdb/db-bench-two-variants \
+	tests/rocksdb/db-bench-summarize \
 	tests/rocksdb/hash-table-bench-usage \
 	tests/rocksdb/hash-table-bench-errors \
 	tests/rocksdb/hash-table-bench-parse \
 	tests/rocksdb/hash-table-bench-unpreloaded \
 	tests/rocksdb/hash-table-bench-interrupt \
+	tests/rocksdb/hash-table-bench-summarize \
 	tests/rocksdb/hash-table-bench-real
 TESTS += $(rocksdb_tests)
 EXTRA_DIST += $(rocksdb_tests) tests/rocksdb/lib.sh tests/rocksdb/fake-hash-table-bench
