@@ -229,7 +229,7 @@ rdb_plot() {
 	cmd="set terminal pngcairo size 900,600 noenhanced; set output '$png';"
 	cmd="$cmd set title '$title'; set xlabel 'threads'; set ylabel '$ylabel';"
 	cmd="$cmd set key outside right; set grid; set yrange [0:*]; set xtics 1;"
-	cmd="$cmd set format y '%.3s%c';"
+	cmd="$cmd set format y '%.1s%c';"
 	cmd="$cmd plot"
 	for s in "$@"; do
 		cmd="$cmd$sep '${s#*=}' using 1:2 with linespoints title '${s%%=*}'"
