@@ -49,13 +49,11 @@ csv_col() {
 # expect_positive_numbers FILE COLUMN ROWS: COLUMN has ROWS values, each a
 # number > 0.
 expect_positive_numbers() {
-	local n
 	n=$(csv_col "$1" "$2" | awk '$1 ~ /^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/ && $1 + 0 > 0' | wc -l)
 	[ "$n" -eq "$3" ] || fail "$1: column $2 has $n positive numbers, expected $3: $(csv_col "$1" "$2" | tr '\n' ' ')"
 }
 
 need_libs() {
-	local v
 	for v in "$@"; do
 		[ -f "$libdir/libbravo-$v.so" ] || fail "no $libdir/libbravo-$v.so: build first"
 	done
