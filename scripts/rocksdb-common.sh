@@ -204,6 +204,12 @@ rdb_stat() {
 	sed -n "s/^libbravo\\.$2=//p" "$1" | tail -n 1
 }
 
+# rdb_load: the 1-minute load average now (the machine's business besides
+# the benchmark), or '' where /proc/loadavg is missing.
+rdb_load() {
+	cut -d' ' -f1 /proc/loadavg 2>/dev/null || true
+}
+
 # ---- statistics and figure -------------------------------------------------
 
 # rdb_median_min_max: numbers on stdin -> "median min max n" (n = 0: "- - - 0").
