@@ -230,14 +230,12 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 	if (null_ptr(rw))
 		return stat_error(EINVAL);
 	h = held_find(rw);
-	if (handle_is_destroyed(rw)) {
-		/* Destroyed under the holder's feet: forget the hold, touch nothing. */
-		if (h)
-			held_remove(h);
-		return stat_error(EINVAL);
-	}
+	/*
+	 * A held private lock cannot have been destroyed (destroy refuses with
+	 * EBUSY); a process-shared one is glibc's, whose destroy checks nothing.
+	 */
 	if (!h)
-		return stat_error(EPERM);
+		return stat_error(handle_is_destroyed(rw) ? EINVAL : EPERM);
 	if (h->mode == HELD_READ && h->count > 1) {
 		h->count--;
 		return 0;

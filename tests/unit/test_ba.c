@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "invariant.h"
+#include "check_run.h"
 #include "timespec_util.h"
 #include "../../locks/ba.h"
 
@@ -1017,13 +1018,5 @@ static Suite *ba_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(ba_suite());
-	int failed;
-
-	/* Time-outs (hangs) are only caught in fork mode. */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(ba_suite());
 }

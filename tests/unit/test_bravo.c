@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "invariant.h"
+#include "check_run.h"
 #include "timespec_util.h"
 #include "../../locks/ba.h"
 #include "../../locks/bravo.h"
@@ -1075,16 +1076,5 @@ static Suite *bravo_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(bravo_suite());
-	int failed;
-
-	/*
-	 * Fork mode: hangs become time-outs, and every test starts with no
-	 * visible readers table and the default slow-down guard.
-	 */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(bravo_suite());
 }

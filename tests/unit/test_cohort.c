@@ -9,7 +9,9 @@
  * sleeping; the probes below are the only code that knows their layout.
  * Every tcase has a time-out, so a hang is reported as a failure.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
@@ -26,6 +28,7 @@
 #include <unistd.h>
 
 #include "invariant.h"
+#include "check_run.h"
 #include "timespec_util.h"
 #include "../../locks/cohort.h"
 
@@ -1009,17 +1012,8 @@ static bool waiter_counted(struct cohort_rw *l, unsigned node)
 
 static void after_deadline(const struct timespec *abstime, long offset_us)
 {
-	struct timespec at = *abstime, now;
+	struct timespec at = ts_add_us(*abstime, offset_us), now;
 
-	at.tv_nsec += offset_us * 1000L;
-	while (at.tv_nsec >= 1000000000L) {
-		at.tv_sec++;
-		at.tv_nsec -= 1000000000L;
-	}
-	while (at.tv_nsec < 0) {
-		at.tv_sec--;
-		at.tv_nsec += 1000000000L;
-	}
 	do {
 		cpu_relax();
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -1357,13 +1351,5 @@ static Suite *cohort_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(cohort_suite());
-	int failed;
-
-	/* Time-outs (hangs) are only caught in fork mode. */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(cohort_suite());
 }

@@ -18,26 +18,9 @@
 #include <unistd.h>
 
 #include "../../locks/wait.h"
+#include "check_run.h"
+#include "timespec_util.h"
 
-static struct timespec ts_from_now(clockid_t clock, long ms)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	while (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	while (ts.tv_nsec < 0) {
-		ts.tv_sec--;
-		ts.tv_nsec += 1000000000L;
-	}
-	return ts;
-}
-
-static const clockid_t clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
 
 /* ---- deadline_passed ---- */
 
@@ -64,7 +47,7 @@ END_TEST
 
 START_TEST(deadline_passed_is_true_for_past_time)
 {
-	struct timespec ts = ts_from_now(clocks[_i], -1000);
+	struct timespec ts = ts_from_now(clocks[_i], -1000 * 1000L);
 	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
 
 	ck_assert(deadline_passed(&dl));
@@ -73,7 +56,7 @@ END_TEST
 
 START_TEST(deadline_passed_is_false_for_future_time)
 {
-	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000);
+	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000 * 1000L);
 	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
 
 	ck_assert(!deadline_passed(&dl));
@@ -85,7 +68,7 @@ END_TEST
 START_TEST(park_returns_etimedout_at_past_deadline)
 {
 	_Atomic uint32_t word = 7;
-	struct timespec ts = ts_from_now(clocks[_i], -1000);
+	struct timespec ts = ts_from_now(clocks[_i], -1000 * 1000L);
 	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
 
 	ck_assert_int_eq(wait_park(&word, 7, &dl), ETIMEDOUT);
@@ -107,7 +90,7 @@ START_TEST(park_returns_etimedout_once_near_deadline_passes)
 {
 	/* Goes through the kernel's timed wait on this clock. */
 	_Atomic uint32_t word = 7;
-	struct timespec ts = ts_from_now(clocks[_i], 20);
+	struct timespec ts = ts_from_now(clocks[_i], 20 * 1000L);
 	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
 	int r;
 
@@ -131,7 +114,7 @@ END_TEST
 START_TEST(park_with_future_deadline_returns_zero_when_word_differs)
 {
 	_Atomic uint32_t word = 5;
-	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000);
+	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000 * 1000L);
 	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
 
 	ck_assert_int_eq(wait_park(&word, 4, &dl), 0);
@@ -182,7 +165,7 @@ END_TEST
 
 START_TEST(timed_park_returns_zero_when_woken_before_deadline)
 {
-	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000);
+	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000 * 1000L);
 	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
 	struct parker p = { .word = 0, .dl = &dl };
 	pthread_t t;
@@ -260,13 +243,5 @@ static Suite *wait_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(wait_suite());
-	int failed;
-
-	/* Time-outs (hangs) are only caught in fork mode. */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(wait_suite());
 }

@@ -9,12 +9,9 @@
 /* The clocks a deadline may be on. */
 static const clockid_t clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
 
-/* Now plus us microseconds (negative: in the past) on clock. */
-static struct timespec ts_from_now(clockid_t clock, long us)
+/* ts plus us microseconds (negative: earlier), normalized. */
+static inline struct timespec ts_add_us(struct timespec ts, long us)
 {
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
 	ts.tv_sec += us / 1000000;
 	ts.tv_nsec += (us % 1000000) * 1000L;
 	while (ts.tv_nsec >= 1000000000L) {
@@ -26,6 +23,15 @@ static struct timespec ts_from_now(clockid_t clock, long us)
 		ts.tv_nsec += 1000000000L;
 	}
 	return ts;
+}
+
+/* Now plus us microseconds (negative: in the past) on clock. */
+static inline struct timespec ts_from_now(clockid_t clock, long us)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts_add_us(ts, us);
 }
 
 #endif
