@@ -43,76 +43,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/test_util.h"
+
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
 /* ------------------------------------------------------------------ */
-
-static bool under_glibc(void)
-{
-	const char *s = getenv("RWLOCK_UNDER_TEST");
-
-	return s && strcmp(s, "glibc") == 0;
-}
-
-static const char *errname(int rc)
-{
-	const char *s;
-
-	if (rc == 0)
-		return "0";
-	s = strerrorname_np(rc);
-	return s ? s : "unknown error";
-}
-
-/* rc of a pthread call must equal an expected value; report names. */
-#define ck_assert_rc(expr, expected)                                          \
-	do {                                                                  \
-		int rc_ = (expr);                                             \
-		int ex_ = (expected);                                         \
-		ck_assert_msg(rc_ == ex_, "%s returned %s, expected %s",      \
-			      #expr, errname(rc_), errname(ex_));             \
-	} while (0)
-
-static struct timespec ts_now(clockid_t c)
-{
-	struct timespec t;
-
-	clock_gettime(c, &t);
-	return t;
-}
-
-static struct timespec ts_add_ms(struct timespec t, long ms)
-{
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	} else if (t.tv_nsec < 0) {
-		t.tv_sec--;
-		t.tv_nsec += 1000000000L;
-	}
-	return t;
-}
-
-/* a - b in nanoseconds */
-static long long ts_diff_ns(struct timespec a, struct timespec b)
-{
-	return (long long)(a.tv_sec - b.tv_sec) * 1000000000LL + (a.tv_nsec - b.tv_nsec);
-}
-
-static long long ms_since(struct timespec start)
-{
-	return ts_diff_ns(ts_now(CLOCK_MONOTONIC), start) / 1000000LL;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&t, &t) != 0 && errno == EINTR)
-		;
-}
 
 static const char *clock_name(clockid_t c)
 {

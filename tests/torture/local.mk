@@ -15,12 +15,12 @@ torture_programs = \
 	tests/torture/misuse
 check_PROGRAMS += $(torture_programs)
 
-tests_torture_oversubscribed_SOURCES = tests/torture/oversubscribed.c tests/torture/torture.h
-tests_torture_cancel_exit_SOURCES = tests/torture/cancel_exit.c tests/torture/torture.h
-tests_torture_signal_storm_SOURCES = tests/torture/signal_storm.c tests/torture/torture.h
-tests_torture_fork_locks_SOURCES = tests/torture/fork_locks.c tests/torture/torture.h
-tests_torture_exec_preload_SOURCES = tests/torture/exec_preload.c tests/torture/torture.h
-tests_torture_misuse_SOURCES = tests/torture/misuse.c tests/torture/torture.h
+tests_torture_oversubscribed_SOURCES = tests/torture/oversubscribed.c tests/torture/torture.h tests/common/test_util.h
+tests_torture_cancel_exit_SOURCES = tests/torture/cancel_exit.c tests/torture/torture.h tests/common/test_util.h
+tests_torture_signal_storm_SOURCES = tests/torture/signal_storm.c tests/torture/torture.h tests/common/test_util.h
+tests_torture_fork_locks_SOURCES = tests/torture/fork_locks.c tests/torture/torture.h tests/common/test_util.h
+tests_torture_exec_preload_SOURCES = tests/torture/exec_preload.c tests/torture/torture.h tests/common/test_util.h
+tests_torture_misuse_SOURCES = tests/torture/misuse.c tests/torture/torture.h tests/common/test_util.h
 
 TESTS += tests/torture/torture-check
 EXTRA_DIST += tests/torture/torture-check

@@ -45,21 +45,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/test_util.h"
+
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- reporting ---- */
 
 static const char *torture_current = "setup";
-
-static inline const char *errname(int rc)
-{
-	const char *s;
-
-	if (rc == 0)
-		return "0";
-	s = strerrorname_np(rc);
-	return s ? s : "unknown error";
-}
 
 __attribute__((format(printf, 3, 4), noreturn))
 static inline void torture_fail(const char *file, int line, const char *fmt, ...)
@@ -93,13 +85,6 @@ static inline void torture_fail(const char *file, int line, const char *fmt, ...
 
 /* ---- environment ---- */
 
-static inline bool under_glibc(void)
-{
-	const char *s = getenv("RWLOCK_UNDER_TEST");
-
-	return s && strcmp(s, "glibc") == 0;
-}
-
 static inline long torture_scale(void)
 {
 	static long scale;
@@ -120,44 +105,6 @@ static inline long torture_scale(void)
 	else
 		scale = v;
 	return scale;
-}
-
-/* ---- time ---- */
-
-static inline struct timespec ts_now(clockid_t c)
-{
-	struct timespec t;
-
-	clock_gettime(c, &t);
-	return t;
-}
-
-static inline struct timespec ts_add_ms(struct timespec t, long ms)
-{
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	} else if (t.tv_nsec < 0) {
-		t.tv_sec--;
-		t.tv_nsec += 1000000000L;
-	}
-	return t;
-}
-
-/* a - b in nanoseconds */
-static inline long long ts_diff_ns(struct timespec a, struct timespec b)
-{
-	return (long long)(a.tv_sec - b.tv_sec) * 1000000000LL + (a.tv_nsec - b.tv_nsec);
-}
-
-static inline void sleep_ms(long ms)
-{
-	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&t, &t) != 0 && errno == EINTR)
-		;
 }
 
 /* ---- threads ---- */

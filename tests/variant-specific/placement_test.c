@@ -53,55 +53,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/test_util.h"
+
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
 /* ------------------------------------------------------------------ */
-
-static const char *errname(int rc)
-{
-	const char *s;
-
-	if (rc == 0)
-		return "0";
-	s = strerrorname_np(rc);
-	return s ? s : "unknown error";
-}
-
-#define ck_assert_rc(expr, expected)                                          \
-	do {                                                                  \
-		int rc_ = (expr);                                             \
-		int ex_ = (expected);                                         \
-		ck_assert_msg(rc_ == ex_, "%s returned %s, expected %s",      \
-			      #expr, errname(rc_), errname(ex_));             \
-	} while (0)
-
-static struct timespec ts_now(clockid_t c)
-{
-	struct timespec t;
-
-	clock_gettime(c, &t);
-	return t;
-}
-
-static struct timespec ts_add_ms(struct timespec t, long ms)
-{
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
-static long long ms_since(struct timespec start)
-{
-	struct timespec n = ts_now(CLOCK_MONOTONIC);
-
-	return (long long)(n.tv_sec - start.tv_sec) * 1000LL + (n.tv_nsec - start.tv_nsec) / 1000000LL;
-}
 
 static void sleep_us(long us)
 {
