@@ -13,8 +13,6 @@ run=$build/scripts/bravo-run
 compare=$build/scripts/bravo-compare
 probe=$build/tests/compare/ab_probe
 static_exec=$build/tests/compare/static_exec
-passed=0
-failed=0
 
 for f in "$run" "$compare" "$probe" "$static_exec"; do
 	if [ ! -x "$f" ]; then
@@ -43,31 +41,8 @@ cmp_run() {
 		>"$tmp/out" 2>"$tmp/err" || rc=$?
 }
 
-pass() {
-	echo "PASS: $1"
-	passed=$((passed + 1))
-}
+. "$(dirname "$0")/../lib/checks.sh"
 
-# fail NAME WHY: prints the last run's output too.
-fail() {
-	echo "FAIL: $1: $2"
-	echo "  exit status: $rc"
-	sed 's/^/  stdout: /' "$tmp/out"
-	sed 's/^/  stderr: /' "$tmp/err"
-	failed=$((failed + 1))
-}
-
-check() {
-	name=$1
-	why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-
-rc_is() { [ "$rc" -eq "$1" ]; }
-out_has() { grep -q -e "$1" "$tmp/out"; }
-err_has() { grep -q -e "$1" "$tmp/err"; }
-empty() { [ ! -s "$tmp/$1" ]; }
 # row LOCK: the table row of LOCK
 row() { grep "^$1 " "$tmp/out"; }
 row_has() { row "$1" | grep -q -e "$2"; }

@@ -15,8 +15,6 @@ case $launcher in
 *) launcher=$(pwd)/$launcher ;;
 esac
 libs=$build/src/.libs
-passed=0
-failed=0
 
 if [ ! -f "$launcher" ]; then
 	echo "FAIL: no launcher at $launcher"
@@ -44,33 +42,8 @@ brenv() {
 		>"$tmp/out" 2>"$tmp/err" || rc=$?
 }
 
-pass() {
-	echo "PASS: $1"
-	passed=$((passed + 1))
-}
+. "$(dirname "$0")/../lib/checks.sh"
 
-# fail NAME WHY: prints the last run's output too.
-fail() {
-	echo "FAIL: $1: $2"
-	echo "  exit status: $rc"
-	sed 's/^/  stdout: /' "$tmp/out"
-	sed 's/^/  stderr: /' "$tmp/err"
-	failed=$((failed + 1))
-}
-
-# check NAME WHY COMMAND...: PASS when COMMAND succeeds.
-check() {
-	name=$1
-	why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-
-out_is() { [ "$(cat "$tmp/out")" = "$1" ]; }
-err_has() { grep -q -e "$1" "$tmp/err"; }
-out_has() { grep -q -e "$1" "$tmp/out"; }
-rc_is() { [ "$rc" -eq "$1" ]; }
-empty() { [ ! -s "$tmp/$1" ]; }
 
 variants=
 for f in "$libs"/libbravo-*.so; do
