@@ -264,3 +264,11 @@ bool ba_is_idle(struct ba_lock *l)
 	return !(in & BA_PRES) && rin_count(in) == rout_count(out) &&
 	       atomic_load_explicit(&l->wmutex, memory_order_relaxed) == 0;
 }
+
+bool ba_read_held(struct ba_lock *l)
+{
+	uint64_t in = atomic_load_explicit(&l->rin, memory_order_acquire);
+	uint32_t out = atomic_load_explicit(&l->rout, memory_order_acquire);
+
+	return rin_count(in) != rout_count(out);
+}

@@ -132,4 +132,13 @@ void ba_write_unlock(struct ba_lock *l);
 /* True if nobody holds or waits for the lock (a racy snapshot). */
 bool ba_is_idle(struct ba_lock *l);
 
+/*
+ * True if readers have arrived and not departed (a racy snapshot), for a
+ * read unlock on another reader's behalf.  While a writer is present the
+ * arrivals it counted cannot be told from readers waiting behind it; but if
+ * the caller's release is owed (some reader does hold the lock), that
+ * writer cannot have entered, so the arrivals include that holder.
+ */
+bool ba_read_held(struct ba_lock *l);
+
 #endif

@@ -12,8 +12,19 @@
  *   bit  0       BRAVO_RBIAS   readers may use the visible readers table
  *   bit  1       BRAVO_USED    a reader took the fast path since bias was
  *                              last revoked (else revocation skips the scan)
- *   bits 2..15   writers waiting (only for writer-preferring locks)
+ *   bit  2       BRAVO_DRAINING a writer revoked bias and let go of the
+ *                              underlying lock while fast readers drain
+ *   bits 3..15   writers waiting (only for writer-preferring locks)
  *   bits 16..63  InhibitUntil, 48-bit modular time in bravo_now() units
+ *
+ * Beside the word, a 64-bit token names the lock instance in the table:
+ * readers publish the token, not the lock's address.  It is drawn from a
+ * process-wide counter by the reader that first enables bias, and is zero
+ * in a zero-filled or re-initialized lock, so a slot left behind by a
+ * reader that can no longer release it (a thread that exited holding a
+ * read lock, or a thread that does not exist in a forked child) never
+ * matches the lock's next life: zeroing or re-initializing a lock makes
+ * it fresh, as it does glibc's.
  *
  * All-zero is "no bias, not inhibited": the first slow-path reader enables
  * bias, so a zero-filled lock is valid.
@@ -40,6 +51,17 @@
  *    write-heavy one) pay one RMW instead of a table scan.
  *  - After a revocation that took time T, slow readers do not re-enable bias
  *    for N*T (the slow-down guard), bounding writer slow-down to 1/(N+1).
+ *  - Over a reader-preferring lock (glibc's default kind) a writer that has
+ *    to wait for fast readers does not hold the underlying lock meanwhile:
+ *    it sets DRAINING (which keeps bias off), releases the lock so that
+ *    arriving readers get in through it as they would under glibc, waits
+ *    for the table to drain, and tries again.  Any writer that takes the
+ *    underlying lock while DRAINING is set scans before it enters, and the
+ *    one that finds the table clear of the token clears DRAINING.
+ *  - A reader's hold that was released on its behalf by another thread (an
+ *    unlock by a thread that held nothing; see src/handoff.h) leaves its
+ *    slot behind: writers tolerate as many slots of the lock as there are
+ *    such releases outstanding (bravo_tolerated_slots).
  *
  * Memory ordering, in one place (models/bravo.pml checks the protocol under
  * sequential consistency, which these orderings justify):
@@ -66,6 +88,7 @@
 #ifndef LIBBRAVO_BRAVO_H
 #define LIBBRAVO_BRAVO_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -76,13 +99,15 @@
 
 #define BRAVO_RBIAS        UINT64_C(0x1)
 #define BRAVO_USED         UINT64_C(0x2)
-#define BRAVO_WAITER       UINT64_C(0x4)
-#define BRAVO_WAITERS_MASK UINT64_C(0xfffc)
+#define BRAVO_DRAINING     UINT64_C(0x4)
+#define BRAVO_WAITER       UINT64_C(0x8)
+#define BRAVO_WAITERS_MASK UINT64_C(0xfff8)
 #define BRAVO_TIME_SHIFT   16
 
 #define VR_TABLE_MIN_SLOTS 4096u
 
 struct bravo {
+	_Atomic uint64_t token; /* the instance's name in the table; 0: none yet */
 	_Atomic uint64_t word;
 };
 
@@ -103,6 +128,12 @@ struct vr_table {
 extern struct vr_table *_Atomic vr_table;
 /* Slow-down guard N (BRAVO_N). */
 extern unsigned bravo_slowdown_n;
+
+/*
+ * How many of lock's table slots a writer may leave behind: holds that
+ * another thread released on their readers' behalf.  NULL: none.
+ */
+extern unsigned long (*bravo_tolerated_slots)(const void *lock);
 
 /*
  * Allocate the table once (idempotent, thread-safe).  slots is rounded up
@@ -218,13 +249,15 @@ static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
 	uint64_t w = atomic_load_explicit(&b->word, memory_order_acquire);
 	struct vr_table *table;
 	vr_slot_t *slot;
-	const void *empty = NULL;
+	const void *empty = NULL, *token;
 
 	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) != BRAVO_RBIAS)
 		return NULL;
 	table = bravo_table_of(b);
 	if (!table)
 		return NULL;
+	/* Relaxed: set before RBias by the enabler, whose release we acquired. */
+	token = (const void *)(uintptr_t)atomic_load_explicit(&b->token, memory_order_relaxed);
 	slot = vr_slot_of(table, lock);
 	/*
 	 * Dekker pair with bravo_revoke(): the seq_cst CAS publishes the slot
@@ -232,7 +265,7 @@ static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
 	 * with a seq_cst RMW before its seq_cst scan.  Either the writer sees
 	 * our slot, or we see RBias clear (or a waiting writer) and back out.
 	 */
-	if (!atomic_compare_exchange_strong_explicit(slot, &empty, lock,
+	if (!atomic_compare_exchange_strong_explicit(slot, &empty, token,
 						     memory_order_seq_cst,
 						     memory_order_relaxed))
 		return NULL; /* collision: slot busy */
@@ -258,9 +291,7 @@ static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
  * slow path missed the fast path, judged from that word and the thread's
  * slot now (for statistics: a race in between can blur the causes).
  */
-enum bravo_miss bravo_miss_cause(uint64_t seen, const void *lock);
-/* The same, for a lock whose readers publish in table t (bravo_table_of). */
-enum bravo_miss bravo_miss_cause_in(struct vr_table *t, uint64_t seen, const void *lock);
+enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t seen, const void *lock);
 
 static inline void bravo_read_fast_unlock(vr_slot_t *slot)
 {
@@ -273,30 +304,49 @@ void bravo_enable_slowpath(struct bravo *b);
 
 static inline void bravo_read_acquired_slow(struct bravo *b)
 {
-	if (!(atomic_load_explicit(&b->word, memory_order_relaxed) & BRAVO_RBIAS))
+	if (!(atomic_load_explicit(&b->word, memory_order_relaxed) & (BRAVO_RBIAS | BRAVO_DRAINING)))
 		bravo_enable_slowpath(b);
 }
 
+/* How a writer that finds fast readers inside waits for them. */
+enum bravo_wait {
+	BRAVO_NOWAIT,  /* try-lock: give up (EBUSY) */
+	BRAVO_HOLD,    /* keep the underlying lock while the table drains */
+	BRAVO_RELEASE, /* let go of it meanwhile (reader-preferring locks) */
+};
+
 /*
  * Revocation (l. 37-49), by a writer holding write permission on the
- * underlying lock.  Waits for fast readers (spin, then yield) until dl; with
- * nowait, returns EBUSY instead of waiting.  Returns 0, ETIMEDOUT or EBUSY;
- * on error RBias is set again (fast readers remain, so the next writer must
- * scan) and the caller still holds the underlying lock and must release it.
+ * underlying lock, which found RBias or DRAINING set.  Returns 0: enter.
+ * EBUSY (NOWAIT) or ETIMEDOUT (HOLD): give up; RBias is set again if this
+ * call cleared it (fast readers remain, so the next writer must scan).
+ * EAGAIN (RELEASE): fast readers remain and DRAINING is set; the caller
+ * releases the underlying lock, waits in bravo_drain_wait() and retries.
+ * *start: when the first revocation of this acquisition began (0: now).
+ * In every error case the caller still holds the underlying lock and must
+ * release it.
  */
-int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl, bool nowait);
+int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl,
+		 enum bravo_wait how, uint64_t *start);
+
+/* Wait, holding nothing, until no reader holds lock through the table. */
+int bravo_drain_wait(struct bravo *b, const void *lock, const struct deadline *dl);
 
 static inline int bravo_write_acquired(struct bravo *b, const void *lock,
-				       const struct deadline *dl, bool nowait)
+				       const struct deadline *dl, enum bravo_wait how,
+				       uint64_t *start)
 {
-	/* Relaxed: RBias changes only under the underlying lock we now hold. */
-	if (atomic_load_explicit(&b->word, memory_order_relaxed) & BRAVO_RBIAS)
-		return bravo_revoke(b, lock, dl, nowait);
+	/* Relaxed: RBias and DRAINING change only under the lock we now hold. */
+	if (atomic_load_explicit(&b->word, memory_order_relaxed) & (BRAVO_RBIAS | BRAVO_DRAINING))
+		return bravo_revoke(b, lock, dl, how, start);
 	return 0;
 }
 
 /* True if some fast-path reader holds lock (a racy snapshot). */
 bool bravo_has_fast_readers(struct bravo *b, const void *lock);
+
+/* Fast-path holds of lock in the table (a racy snapshot). */
+unsigned long bravo_fast_readers(struct bravo *b, const void *lock);
 
 /* ---- the generic wrapper: BRAVO over an underlying lock u ---- */
 
@@ -349,11 +399,17 @@ BRAVO_INLINE void bravo_read_unlock(void *u, const struct rw_ops *ops, uintptr_t
  * table ahead of it.  It counts itself in the word only once the try-lock
  * failed: readers that got in before that arrived before it, and an
  * uncontended writer pays no extra atomic.
+ *
+ * reader_pref: the underlying lock lets readers in while a writer waits
+ * (glibc's default kind); the writer must not hold it while it waits for
+ * fast readers, or it would shut out readers that glibc admits.
  */
 BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops *ops,
-				  bool writer_pref, const struct deadline *dl)
+				  bool writer_pref, bool reader_pref, const struct deadline *dl)
 {
+	enum bravo_wait how = reader_pref ? BRAVO_RELEASE : BRAVO_HOLD;
 	bool announced = false;
+	uint64_t start = 0;
 	int r = 0;
 
 	if (!writer_pref) {
@@ -364,10 +420,16 @@ BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops 
 		announced = true;
 		r = ops->write_lock(u, dl);
 	}
-	if (r == 0) {
-		r = bravo_write_acquired(b, u, dl, false);
-		if (r)
-			ops->write_unlock(u); /* revocation timed out */
+	while (r == 0) {
+		r = bravo_write_acquired(b, u, dl, how, &start);
+		if (r == 0)
+			break;
+		ops->write_unlock(u); /* revocation timed out, or drain unlocked */
+		if (r != EAGAIN)
+			break;
+		r = bravo_drain_wait(b, u, dl);
+		if (r == 0)
+			r = ops->write_lock(u, dl);
 	}
 	/*
 	 * Relaxed: the count only keeps readers off the fast path (fairness);
@@ -380,9 +442,11 @@ BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops 
 
 BRAVO_INLINE bool bravo_write_trylock(struct bravo *b, void *u, const struct rw_ops *ops)
 {
+	uint64_t start = 0;
+
 	if (!ops->write_trylock(u))
 		return false;
-	if (bravo_write_acquired(b, u, NULL, true) == 0)
+	if (bravo_write_acquired(b, u, NULL, BRAVO_NOWAIT, &start) == 0)
 		return true;
 	ops->write_unlock(u); /* fast readers inside: a try-lock must not wait */
 	return false;

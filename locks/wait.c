@@ -76,3 +76,16 @@ void wait_yield(void)
 	if (waited)
 		waited(lock_event_clock_ns() - t0);
 }
+
+void wait_sleep_ns(uint64_t ns, const struct deadline *dl)
+{
+	void (*waited)(uint64_t) = lock_event_waited;
+	uint64_t t0 = waited ? lock_event_clock_ns() : 0;
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	(void)dl; /* the caller checks its deadline after each sleep */
+	/* clock_nanosleep returns its error instead of setting errno. */
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	if (waited)
+		waited(lock_event_clock_ns() - t0);
+}

@@ -76,4 +76,10 @@ bool deadline_passed(const struct deadline *dl);
 /* Give the CPU away between spins of a waiter that cannot park. */
 void wait_yield(void);
 
+/*
+ * Sleep about ns nanoseconds (less if dl comes first), for a waiter whose
+ * wakers cannot wake it (fast-path readers).  Never touches errno.
+ */
+void wait_sleep_ns(uint64_t ns, const struct deadline *dl);
+
 #endif

@@ -50,7 +50,7 @@ static void env_uint(const char *name, unsigned long min, unsigned long max,
 void config_load(void)
 {
 	unsigned long n = 9, slots = vr_table_default_slots(), spin = 128, verbose = 0;
-	unsigned long nodes = 0, handoff = 64, stats = 0;
+	unsigned long nodes = 0, handoff = 64, stats = 0, check = 0;
 	const char *stats_file = getenv("BRAVO_STATS_FILE");
 
 	env_uint("BRAVO_N", 0, 1000000, false, &n);
@@ -58,6 +58,7 @@ void config_load(void)
 	env_uint("BRAVO_SPIN", 0, 1000000, false, &spin);
 	env_uint("BRAVO_VERBOSE", 0, 1, false, &verbose);
 	env_uint("BRAVO_STATS", 0, 1, false, &stats);
+	env_uint("BRAVO_CHECK", 0, 1, false, &check);
 	env_uint_desc("BRAVO_COHORT_NODES", 1, 1024, false, &nodes, "the machine's NUMA nodes");
 	env_uint("BRAVO_COHORT_HANDOFF", 1, 1000000, false, &handoff);
 	config.slowdown_n = (unsigned)n;
@@ -65,6 +66,7 @@ void config_load(void)
 	config.spin = (unsigned)spin;
 	config.verbose = verbose != 0;
 	config.stats = stats != 0 || (stats_file && *stats_file);
+	config.strict = check != 0;
 	config.stats_file = stats_file && *stats_file ? stats_file : NULL;
 	config.cohort_nodes = (unsigned)nodes;
 	config.cohort_handoff = (unsigned)handoff;

@@ -28,6 +28,7 @@ struct config {
 	unsigned spin;
 	bool verbose;
 	bool stats;
+	bool strict;             /* BRAVO_CHECK=1: POSIX's errors and a line per misuse */
 	const char *stats_file; /* NULL: stderr */
 	unsigned cohort_nodes;   /* 0: the machine's */
 	unsigned cohort_handoff;

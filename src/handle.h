@@ -10,9 +10,13 @@
  *                          from the bytes alone, also in a process that only
  *                          maps the memory.  libbravo never writes it.
  *   __flags   (offset 48)  the kind; 2 = PREFER_WRITER_NONRECURSIVE_NP.
- *   __pad3    (offset 16)  HANDLE_DESTROYED after destroy, 0 after init.
- *   __pad2    (offset 40)  the BRAVO word (RBias, waiting writers,
- *                          InhibitUntil) for the BRAVO variants.
+ *   __pad3    (offset 16)  HANDLE_DESTROYED after destroy in strict mode
+ *                          (BRAVO_CHECK=1), 0 after init.
+ *   __rwelision, __pad1 (offsets 32..39)  the BRAVO token (the lock's name
+ *                          in the visible readers table) for the BRAVO
+ *                          variants; glibc 2.36 never writes them.
+ *   __pad2    (offset 40)  the BRAVO word (RBias, DRAINING, waiting
+ *                          writers, InhibitUntil) for the BRAVO variants.
  *   offsets 0..15          the BA lock, for BA and BRAVO-BA.
  *   the whole struct       glibc's own lock, for BRAVO-pthread (glibc
  *                          leaves __pad2 and __pad3 alone).
@@ -34,7 +38,9 @@
 #define HANDLE_DESTROYED 0xdeadb7a0u
 
 _Static_assert(sizeof(pthread_rwlock_t) == 56, "glibc 64-bit pthread_rwlock_t layout");
-_Static_assert(offsetof(pthread_rwlock_t, __data.__pad2) % 8 == 0, "BRAVO word alignment");
+_Static_assert(offsetof(pthread_rwlock_t, __data.__rwelision) == 32 &&
+	       offsetof(pthread_rwlock_t, __data.__pad2) == 40,
+	       "BRAVO token and word: glibc's unused bytes 32..47");
 _Static_assert(offsetof(pthread_rwlock_t, __data.__pad3) >= 16, "BA fits below __pad3");
 
 static inline bool handle_is_pshared(pthread_rwlock_t *rw)
@@ -59,7 +65,7 @@ static inline bool handle_prefers_writers(pthread_rwlock_t *rw)
 
 static inline struct bravo *handle_bravo(pthread_rwlock_t *rw)
 {
-	return (struct bravo *)(void *)&rw->__data.__pad2;
+	return (struct bravo *)(void *)&rw->__data.__rwelision;
 }
 
 #endif

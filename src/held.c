@@ -3,6 +3,7 @@
  */
 #include "held.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,6 +17,20 @@ static int held_key_ok;
 
 /* Rounds of thread-specific data destructors seen by held_free_spill. */
 static __thread unsigned held_exit_rounds;
+
+/* Free the arrays that growth replaced. */
+static void held_free_retired(struct held_list *l)
+{
+	struct held_spill *r = l->retired;
+
+	l->retired = NULL;
+	while (r) {
+		struct held_spill *next = r->retired_next;
+
+		free(r);
+		r = next;
+	}
+}
 
 /*
  * Thread exit: free the spill array (locks still held stay held).
@@ -37,10 +52,10 @@ static void held_free_spill(void *spill)
 		return;
 	if (l->spill == spill) {
 		l->spill = NULL;
-		l->cap = 0;
 		l->n = 0;
 	}
 	free(spill);
+	held_free_retired(l);
 }
 
 static void held_key_create(void)
@@ -51,24 +66,38 @@ static void held_key_create(void)
 struct held *held_grow(void)
 {
 	struct held_list *l = &held_tls;
-	uint32_t cap = l->spill ? l->cap * 2 : HELD_INLINE * 4;
-	struct held *spill;
+	uint32_t cap = l->spill ? l->spill->cap * 2 : HELD_INLINE * 4;
+	struct held_spill *spill;
+
+	int saved_errno = errno; /* malloc may set it; glibc's calls never do */
 
 	pthread_once(&held_key_once, held_key_create);
 	if (!held_key_ok)
 		return NULL;
-	spill = malloc(cap * sizeof(*spill));
+	spill = malloc(sizeof(*spill) + cap * sizeof(spill->e[0]));
+	errno = saved_errno;
 	if (!spill)
 		return NULL;
-	memcpy(spill, held_entries(l), l->n * sizeof(*spill));
+	spill->cap = cap;
+	spill->retired_next = NULL;
+	memcpy(spill->e, held_entries(l), l->n * sizeof(spill->e[0]));
 	if (pthread_setspecific(held_key, spill) != 0) {
 		free(spill);
 		return NULL;
 	}
-	free(l->spill);
+	if (l->spill) {
+		/*
+		 * Not freed yet: this may run in a signal handler that interrupted
+		 * a lookup in the old array.  Growth doubles, so the retired
+		 * arrays add up to less than the live one.
+		 */
+		l->spill->retired_next = l->retired;
+		l->retired = l->spill;
+	}
+	/* The copy is complete before a handler can see the new array. */
+	atomic_signal_fence(memory_order_release);
 	l->spill = spill;
-	l->cap = cap;
-	return spill;
+	return spill->e;
 }
 
 void held_filter(bool (*keep)(const void *lock))

@@ -12,10 +12,21 @@
  * path); more spill to a heap array that doubles as needed and is freed at
  * thread exit.  Lookups scan from the most recent entry.  Only the owning
  * thread ever touches its list.
+ *
+ * Signal handlers may lock and unlock rwlocks too (it works with glibc), so
+ * the list is kept consistent at every instruction as seen from a handler
+ * running on the same thread: an entry is written before the count that
+ * makes it visible, a removal moves the last entry down before the count
+ * drops (compiler-only fences order that for the same thread), and a grown
+ * array never frees the one it replaced before the thread exits (the
+ * interrupted code may still be reading it).  The callers hold no entry
+ * pointer across a lock acquisition: rwlock.c pushes an entry only after
+ * the lock is taken and removes it before the lock is released.
  */
 #ifndef LIBBRAVO_HELD_H
 #define LIBBRAVO_HELD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -30,10 +41,17 @@ struct held {
 
 #define HELD_INLINE 8
 
+/* A heap array of entries; its capacity travels with it (one pointer store). */
+struct held_spill {
+	struct held_spill *retired_next;
+	uint32_t cap;
+	struct held e[];
+};
+
 struct held_list {
 	uint32_t n;
-	uint32_t cap;          /* capacity of spill; 0 while inline */
-	struct held *spill;    /* all entries once the inline array overflowed */
+	struct held_spill *spill;   /* all entries once the inline array overflowed */
+	struct held_spill *retired; /* replaced spill arrays, freed at thread exit */
 	struct held inl[HELD_INLINE];
 };
 
@@ -41,7 +59,7 @@ extern __thread struct held_list held_tls __attribute__((tls_model("initial-exec
 
 static inline struct held *held_entries(struct held_list *l)
 {
-	return l->spill ? l->spill : l->inl;
+	return l->spill ? l->spill->e : l->inl;
 }
 
 static inline struct held *held_find(const void *lock)
@@ -57,29 +75,45 @@ static inline struct held *held_find(const void *lock)
 
 struct held *held_grow(void);
 
-/* A new entry for lock (count 1, data 0), or NULL if no memory. */
-static inline struct held *held_push(const void *lock, enum held_mode mode)
+/* Record a lock just taken (count 1); false if no memory. */
+static inline bool held_push(const void *lock, enum held_mode mode, uintptr_t data)
 {
 	struct held_list *l = &held_tls;
-	uint32_t cap = l->spill ? l->cap : HELD_INLINE;
+	uint32_t cap = l->spill ? l->spill->cap : HELD_INLINE;
 	struct held *e;
 
 	if (l->n == cap && !held_grow())
-		return 0;
-	e = &held_entries(l)[l->n++];
+		return false;
+	e = &held_entries(l)[l->n];
 	e->lock = lock;
 	e->mode = mode;
 	e->count = 1;
-	e->data = 0;
-	return e;
+	e->data = data;
+	/* A handler on this thread sees the entry whole or not at all. */
+	atomic_signal_fence(memory_order_release);
+	l->n++;
+	return true;
 }
 
-/* Remove an entry returned by held_find/held_push (order is not kept). */
+/* Remove an entry returned by held_find (order is not kept). */
 static inline void held_remove(struct held *e)
 {
 	struct held_list *l = &held_tls;
+	struct held *last = &held_entries(l)[l->n - 1];
 
-	*e = held_entries(l)[--l->n];
+	if (e != last)
+		*e = *last; /* a handler now sees the last entry twice: harmless */
+	atomic_signal_fence(memory_order_release);
+	l->n--;
+}
+
+/* Forget the caller's entry for lock, if any (init and destroy). */
+static inline void held_forget(const void *lock)
+{
+	struct held *e = held_find(lock);
+
+	if (e)
+		held_remove(e);
 }
 
 /* Drop every entry whose lock fails keep(lock) (after fork, in the child). */

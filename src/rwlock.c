@@ -3,29 +3,43 @@
  *
  * Thin by design: handle -> held-lock list -> algorithm.  Every blocking
  * entry point funnels into rwlock_acquire() (rdlock is a timed lock without
- * a deadline), which applies POSIX's error rules against the calling
- * thread's held-lock list before the algorithm is touched:
+ * a deadline).  The contract is glibc 2.36's results (README, "glibc
+ * compatibility"):
  *
- *   EINVAL   NULL or destroyed lock; clock not REALTIME/MONOTONIC; an
- *            invalid abstime when the lock cannot be had at once
- *   EDEADLK  lock/timedlock/clocklock while holding the lock for writing,
- *            and the write forms while holding it for reading
+ *   EINVAL   NULL lock; a timed call's clock not REALTIME/MONOTONIC or
+ *            tv_nsec outside [0, 1e9) (checked first, as glibc does)
+ *   EDEADLK  rdlock/timedrdlock while holding the lock for writing, and the
+ *            write forms while holding it at all (glibc hangs on
+ *            read-then-write; we report it)
  *   EBUSY    try-locks that cannot have the lock (also when the caller
  *            holds it, except a read re-entry)
- *   EPERM    unlock by a thread that holds nothing on the lock
+ *   ETIMEDOUT the deadline passed while the lock was busy
  *   EAGAIN   read re-entry count exhausted; no memory for the held list
  *
+ * destroy and unlock succeed as glibc's do: destroy of a held lock returns
+ * 0, and an unlock by a thread that holds nothing releases one read hold
+ * on another reader's behalf (handoff.h).  Strict mode (BRAVO_CHECK=1)
+ * adds POSIX's recommended errors instead -- EBUSY from destroy of a held
+ * lock, EPERM from unlock by a non-holder, EINVAL on a destroyed lock --
+ * each with one line on stderr naming the call, the lock and the caller.
+ *
  * A read re-entry only bumps the recursion count, so a thread re-reading a
- * lock never queues behind a waiting writer.  Process-shared locks get the
- * same checks and are then handed to glibc in place.
+ * lock never queues behind a waiting writer.  An entry is pushed only once
+ * the lock is taken and removed before it is released, so a signal handler
+ * that locks on the same thread never finds a hold that is not there.
+ * Process-shared locks are glibc's, operated in place with no bookkeeping.
+ * No call changes errno.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
+#include "handoff.h"
 #include "held.h"
 #include "handle.h"
 #include "real.h"
@@ -33,6 +47,7 @@
 #include "variant.h"
 
 #define EXPORT __attribute__((visibility("default")))
+#define CALLER __builtin_return_address(0)
 
 /*
  * glibc declares these functions nonnull, so a plain NULL test would be
@@ -44,52 +59,145 @@ static inline bool null_ptr(const void *p)
 	return p == NULL;
 }
 
-static bool clock_supported(clockid_t clk)
+/* ---- loading: the constructor, or the first call if that comes first ---- */
+
+static atomic_bool loaded;
+static __thread bool loading;
+
+static void libbravo_load_once(void)
 {
-	return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;
+	real_resolve();
+	config_load();
+	if (config.stats)
+		stats_start(variant_name, config.stats_file);
+	handoff_atfork();
+	variant_load();
+	config_announce(variant_name, variant_detail());
 }
 
-static bool abstime_valid(const struct timespec *t)
+static void libbravo_load(void)
 {
-	return !null_ptr(t) && t->tv_nsec >= 0 && t->tv_nsec < 1000000000;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	/* A call made by the load itself (a library it calls) finds defaults. */
+	if (loading)
+		return;
+	loading = true;
+	pthread_once(&once, libbravo_load_once);
+	loading = false;
+	atomic_store_explicit(&loaded, true, memory_order_release);
 }
 
-static int pshared_trylock(pthread_rwlock_t *rw, enum held_mode mode)
+static inline void ensure_loaded(void)
 {
-	return mode == HELD_READ ? real()->tryrdlock(rw) : real()->trywrlock(rw);
+	if (__builtin_expect(!atomic_load_explicit(&loaded, memory_order_acquire), 0))
+		libbravo_load();
 }
 
-static int pshared_lock(pthread_rwlock_t *rw, enum held_mode mode, const struct deadline *dl)
+__attribute__((constructor)) static void libbravo_constructor(void)
+{
+	libbravo_load();
+}
+
+/* ---- misuse reports ---- */
+
+/* One line on stderr; errno and the program's stdio are left alone. */
+static void report(const char *call, const void *rw, const char *what, const void *caller)
+{
+	int saved_errno = errno;
+	char line[256];
+	int n = snprintf(line, sizeof(line), "libbravo: %s(%p): %s (caller %p)\n",
+			 call, rw, what, caller);
+
+	if (n > 0 && write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
+		n = 0;
+	errno = saved_errno;
+}
+
+/* Strict mode: a misuse gets its POSIX error and a line. */
+static int misuse(int err, const char *call, const void *rw, const char *what, const void *caller)
+{
+	report(call, rw, what, caller);
+	return stat_error(err);
+}
+
+/* ---- the algorithm, for private locks ---- */
+
+static int algo_trylock(pthread_rwlock_t *rw, enum held_mode mode, uintptr_t *data)
+{
+	return mode == HELD_READ ? variant_read_trylock(rw, data)
+				 : variant_write_trylock(rw, data);
+}
+
+static int algo_lock(pthread_rwlock_t *rw, enum held_mode mode, uintptr_t *data,
+		     const struct deadline *dl)
+{
+	return mode == HELD_READ ? variant_read_lock(rw, data, dl)
+				 : variant_write_lock(rw, data, dl);
+}
+
+static void algo_unlock(pthread_rwlock_t *rw, enum held_mode mode, uintptr_t data)
+{
+	if (mode == HELD_READ)
+		variant_read_unlock(rw, data);
+	else
+		variant_write_unlock(rw, data);
+}
+
+/*
+ * Release one read hold of rw on some other reader's behalf; false if the
+ * lock has none that this variant can release.
+ */
+static bool release_for_other(pthread_rwlock_t *rw)
+{
+	uintptr_t data = 0;
+
+	if (!variant_read_release_other(rw, &data))
+		return false;
+	handoff_add(rw, variant_hold_class(data));
+	return true;
+}
+
+/* An own read entry whose hold another thread released: forget it. */
+static bool held_handed_off(pthread_rwlock_t *rw, struct held *h)
+{
+	uintptr_t data = h->data;
+
+	if (h->mode != HELD_READ || !handoff_take(rw, variant_hold_class(data)))
+		return false;
+	held_remove(h);
+	variant_read_forget(rw, data);
+	return true;
+}
+
+/* ---- process-shared locks: glibc's, in place ---- */
+
+static int pshared_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
+			   const struct deadline *dl)
 {
 	const struct real_rwlock *g = real();
 
+	if (try)
+		return mode == HELD_READ ? g->tryrdlock(rw) : g->trywrlock(rw);
 	if (!dl)
 		return mode == HELD_READ ? g->rdlock(rw) : g->wrlock(rw);
 	return mode == HELD_READ ? g->clockrdlock(rw, dl->clock, dl->abstime)
 				 : g->clockwrlock(rw, dl->clock, dl->abstime);
 }
 
-static int algo_trylock(pthread_rwlock_t *rw, struct held *h)
+/* ---- the one acquisition path ---- */
+
+static bool deadline_valid(const struct deadline *dl)
 {
-	if (handle_is_pshared(rw))
-		return pshared_trylock(rw, h->mode);
-	return h->mode == HELD_READ ? variant_read_trylock(rw, &h->data)
-				    : variant_write_trylock(rw, &h->data);
+	if (dl->clock != CLOCK_REALTIME && dl->clock != CLOCK_MONOTONIC)
+		return false;
+	/* NULL: glibc waits without a deadline. */
+	return !dl->abstime || (dl->abstime->tv_nsec >= 0 && dl->abstime->tv_nsec < 1000000000);
 }
 
-static int algo_lock(pthread_rwlock_t *rw, struct held *h, const struct deadline *dl)
-{
-	if (handle_is_pshared(rw))
-		return pshared_lock(rw, h->mode, dl);
-	return h->mode == HELD_READ ? variant_read_lock(rw, &h->data, dl)
-				    : variant_write_lock(rw, &h->data, dl);
-}
-
-/* What the held-lock list says about a new request; -1: go to the lock. */
+/* What the caller's own entry says about a new request; -1: go to the lock. */
 static int held_check(struct held *h, enum held_mode mode, bool try)
 {
-	if (!h)
-		return -1;
 	if (h->mode == HELD_WRITE || mode == HELD_WRITE)
 		return try ? EBUSY : EDEADLK;
 	if (h->count == UINT32_MAX)
@@ -100,55 +208,58 @@ static int held_check(struct held *h, enum held_mode mode, bool try)
 }
 
 /*
- * The one path under every lock call.  dl == NULL: wait forever;
- * try: never wait.
+ * dl == NULL: wait forever; try: never wait.  Timed calls try first, and
+ * a deadline in the past (negative tv_sec) then times out at once.
  */
 static int rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
-			  const struct deadline *dl)
+			  const struct deadline *dl, const void *caller)
 {
 	struct held *h;
+	uintptr_t data = 0;
 	int r;
 
-	if (null_ptr(rw) || handle_is_destroyed(rw))
+	if (null_ptr(rw))
 		return stat_error(EINVAL);
-	r = held_check(held_find(rw), mode, try);
-	if (r >= 0)
-		return stat_error(r);
-	h = held_push(rw, mode);
-	if (!h)
-		return stat_error(EAGAIN);
-	if (try || dl) {
-		r = algo_trylock(rw, h);
+	if (dl && !deadline_valid(dl))
+		return stat_error(EINVAL);
+	ensure_loaded();
+	if (handle_is_pshared(rw))
+		return stat_error(pshared_acquire(rw, mode, try, dl));
+	if (config.strict && handle_is_destroyed(rw))
+		return misuse(EINVAL, mode == HELD_READ ? "pthread_rwlock_rdlock" : "pthread_rwlock_wrlock",
+			      rw, "the lock was destroyed", caller);
+	h = held_find(rw);
+	if (h && handoff_any() && held_handed_off(rw, h))
+		h = NULL;
+	if (h)
+		return stat_error(held_check(h, mode, try));
+	if (try || (dl && dl->abstime)) {
+		r = algo_trylock(rw, mode, &data);
 		if (r == 0 || try)
 			goto out;
-		/* POSIX: the deadline is checked only if the lock was busy. */
-		if (!abstime_valid(dl->abstime)) {
-			r = EINVAL;
-			goto out;
-		}
 		if (dl->abstime->tv_sec < 0) {
 			r = ETIMEDOUT;
 			goto out;
 		}
 	}
-	r = algo_lock(rw, h, dl);
+	r = algo_lock(rw, mode, &data, dl);
 out:
-	if (r) {
-		held_remove(h);
+	if (r)
 		return stat_error(r);
+	if (!held_push(rw, mode, data)) {
+		algo_unlock(rw, mode, data);
+		return stat_error(EAGAIN);
 	}
 	stat_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
 	return 0;
 }
 
 static int rwlock_acquire_timed(pthread_rwlock_t *rw, enum held_mode mode,
-				clockid_t clk, const struct timespec *abstime)
+				clockid_t clk, const struct timespec *abstime, const void *caller)
 {
 	struct deadline dl = { abstime, clk };
 
-	if (!clock_supported(clk))
-		return stat_error(EINVAL);
-	return rwlock_acquire(rw, mode, false, &dl);
+	return rwlock_acquire(rw, mode, false, &dl, caller);
 }
 
 EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
@@ -159,6 +270,10 @@ EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 		return EINVAL;
 	if (attr && pthread_rwlockattr_getpshared(attr, &pshared) != 0)
 		return EINVAL;
+	ensure_loaded();
+	/* A new lock at this address: no hold of the old one carries over. */
+	held_forget(rw);
+	handoff_forget(rw);
 	if (pshared == PTHREAD_PROCESS_SHARED)
 		return real()->init(rw, attr); /* sets __shared: glibc's from now on */
 	return variant_init(rw, attr);
@@ -166,112 +281,123 @@ EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 
 EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 {
-	int r;
+	const char *why = NULL;
 
-	if (null_ptr(rw) || handle_is_destroyed(rw))
+	if (null_ptr(rw))
 		return stat_error(EINVAL);
-	if (held_find(rw))
-		return stat_error(EBUSY);
 	if (handle_is_pshared(rw))
-		r = real()->destroy(rw);
-	else
-		r = variant_destroy(rw);
-	if (r == 0)
-		handle_mark_destroyed(rw);
-	return stat_error(r);
+		return real()->destroy(rw);
+	if (!config.strict) {
+		/* glibc's destroy does nothing; a busy heap block is kept. */
+		(void)variant_destroy(rw);
+		return 0;
+	}
+	if (handle_is_destroyed(rw))
+		why = "the lock was already destroyed";
+	else if (held_find(rw))
+		why = "the calling thread holds the lock";
+	else if (variant_destroy(rw) != 0)
+		why = "another thread holds or waits for the lock";
+	if (why)
+		return misuse(handle_is_destroyed(rw) ? EINVAL : EBUSY, "pthread_rwlock_destroy",
+			      rw, why, CALLER);
+	handle_mark_destroyed(rw);
+	return 0;
 }
 
 EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 {
-	return rwlock_acquire(rw, HELD_READ, false, NULL);
+	return rwlock_acquire(rw, HELD_READ, false, NULL, CALLER);
 }
 
 EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
 {
-	return rwlock_acquire(rw, HELD_READ, true, NULL);
+	return rwlock_acquire(rw, HELD_READ, true, NULL, CALLER);
 }
 
 EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *abstime)
 {
-	return rwlock_acquire_timed(rw, HELD_READ, CLOCK_REALTIME, abstime);
+	return rwlock_acquire_timed(rw, HELD_READ, CLOCK_REALTIME, abstime, CALLER);
 }
 
 EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk,
 				      const struct timespec *abstime)
 {
-	return rwlock_acquire_timed(rw, HELD_READ, clk, abstime);
+	return rwlock_acquire_timed(rw, HELD_READ, clk, abstime, CALLER);
 }
 
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
-	return rwlock_acquire(rw, HELD_WRITE, false, NULL);
+	return rwlock_acquire(rw, HELD_WRITE, false, NULL, CALLER);
 }
 
 EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
-	return rwlock_acquire(rw, HELD_WRITE, true, NULL);
+	return rwlock_acquire(rw, HELD_WRITE, true, NULL, CALLER);
 }
 
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime)
 {
-	return rwlock_acquire_timed(rw, HELD_WRITE, CLOCK_REALTIME, abstime);
+	return rwlock_acquire_timed(rw, HELD_WRITE, CLOCK_REALTIME, abstime, CALLER);
 }
 
 EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clk,
 				      const struct timespec *abstime)
 {
-	return rwlock_acquire_timed(rw, HELD_WRITE, clk, abstime);
+	return rwlock_acquire_timed(rw, HELD_WRITE, clk, abstime, CALLER);
+}
+
+/* Unlock by a thread that holds nothing on rw (it may hold no entry at all). */
+static int unlock_unheld(pthread_rwlock_t *rw, const void *caller)
+{
+	static atomic_bool warned;
+
+	if (config.strict) {
+		if (handle_is_destroyed(rw))
+			return misuse(EINVAL, "pthread_rwlock_unlock", rw, "the lock was destroyed", caller);
+		return misuse(EPERM, "pthread_rwlock_unlock", rw,
+			      "the calling thread holds no lock on it", caller);
+	}
+	if (release_for_other(rw) || variant_is_idle(rw))
+		return 0; /* released as glibc would; or nothing held: glibc returns 0 */
+	if (!atomic_exchange_explicit(&warned, true, memory_order_relaxed))
+		report("pthread_rwlock_unlock", rw,
+		       "the calling thread holds no lock on it and no read hold could be released "
+		       "on another thread's behalf (write-held elsewhere?); nothing released, "
+		       "reported once", caller);
+	return 0;
 }
 
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	struct held *h;
+	enum held_mode mode;
+	uintptr_t data;
 
 	if (null_ptr(rw))
 		return stat_error(EINVAL);
+	if (handle_is_pshared(rw))
+		return real()->unlock(rw);
 	h = held_find(rw);
-	/*
-	 * A held private lock cannot have been destroyed (destroy refuses with
-	 * EBUSY); a process-shared one is glibc's, whose destroy checks nothing.
-	 */
 	if (!h)
-		return stat_error(handle_is_destroyed(rw) ? EINVAL : EPERM);
+		return unlock_unheld(rw, CALLER);
 	if (h->mode == HELD_READ && h->count > 1) {
 		h->count--;
 		return 0;
 	}
-	if (handle_is_pshared(rw))
-		real()->unlock(rw);
-	else if (h->mode == HELD_READ)
-		variant_read_unlock(rw, h->data);
-	else
-		variant_write_unlock(rw, h->data);
+	/* Off the list before the lock is released (see the top of the file). */
+	mode = h->mode;
+	data = h->data;
 	held_remove(h);
+	if (mode == HELD_READ && handoff_any() && handoff_take(rw, variant_hold_class(data))) {
+		/*
+		 * A hold of this class was released on its reader's behalf:
+		 * count ours as that one, and release another in its place.
+		 */
+		variant_read_forget(rw, data);
+		release_for_other(rw);
+		return 0;
+	}
+	algo_unlock(rw, mode, data);
 	return 0;
-}
-
-static bool is_private_lock(const void *lock)
-{
-	return !handle_is_pshared((pthread_rwlock_t *)lock);
-}
-
-/*
- * In a forked child the forking thread's list is a copy.  Private locks it
- * held are held in the child's copy of them too; process-shared ones are
- * still the parent's, so the child must not act as their owner.
- */
-static void held_after_fork_in_child(void)
-{
-	held_filter(is_private_lock);
-}
-
-__attribute__((constructor)) static void libbravo_load(void)
-{
-	pthread_atfork(NULL, NULL, held_after_fork_in_child);
-	real_resolve();
-	config_load();
-	if (config.stats)
-		stats_start(variant_name, config.stats_file);
-	variant_load();
-	config_announce(variant_name, variant_detail());
 }

@@ -45,6 +45,33 @@ static inline int variant_destroy(pthread_rwlock_t *rw)
 	return ba_is_idle(ba_of(rw)) ? 0 : EBUSY;
 }
 
+static inline bool variant_is_idle(pthread_rwlock_t *rw)
+{
+	return ba_is_idle(ba_of(rw));
+}
+
+/* Holds are interchangeable: one class. */
+static inline uintptr_t variant_hold_class(uintptr_t data)
+{
+	(void)data;
+	return 0;
+}
+
+static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)rw;
+	(void)data;
+}
+
+static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	*data = 0;
+	if (!ba_read_held(ba_of(rw)))
+		return false;
+	ba_read_unlock(ba_of(rw));
+	return true;
+}
+
 static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	(void)data;

@@ -21,6 +21,7 @@
 #include "under_ba.h"
 #include "config.h"
 #include "handle.h"
+#include "handoff.h"
 #include "held.h"
 #include "real.h"
 #include "stats.h"
@@ -36,6 +37,18 @@ _Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad
 static bool under_idle(pthread_rwlock_t *rw)
 {
 	return ba_is_idle((struct ba_lock *)(void *)rw);
+}
+
+static bool under_read_held(pthread_rwlock_t *rw)
+{
+	return ba_read_held((struct ba_lock *)(void *)rw);
+}
+
+/* BA's own phase-fairness already holds readers back while a writer waits. */
+static bool reader_pref(pthread_rwlock_t *rw)
+{
+	(void)rw;
+	return false;
 }
 
 /*
@@ -110,6 +123,27 @@ static bool under_idle(pthread_rwlock_t *rw)
 	return true;
 }
 
+/*
+ * glibc's __readers: bit 0 WRPHASE, bit 1 WRLOCKED, bit 2 RWAITING, the
+ * reader count from bit 3 (nptl/pthread_rwlock_common.c).  In a read
+ * phase the count is the readers inside.
+ */
+static bool under_read_held(pthread_rwlock_t *rw)
+{
+	unsigned r = __atomic_load_n(&rw->__data.__readers, __ATOMIC_RELAXED);
+
+	return !(r & 1) && (r >> 3) != 0;
+}
+
+/*
+ * glibc's default kind lets readers in while a writer waits: a writer
+ * waiting for fast readers must not hold glibc's lock meanwhile.
+ */
+static bool reader_pref(pthread_rwlock_t *rw)
+{
+	return !handle_prefers_writers(rw);
+}
+
 /* glibc's writer-preferring kind: keep fast readers out while writers wait. */
 static bool writer_pref(pthread_rwlock_t *rw)
 {
@@ -158,8 +192,17 @@ static void adopt_write_locks_in_child(void)
 }
 #endif
 
+/* Handoff classes: a hold of the underlying lock (0), or a fast hold. */
+#define HOLD_FAST 1
+
+static unsigned long tolerated_fast_holds(const void *lock)
+{
+	return handoff_count(lock, HOLD_FAST);
+}
+
 static inline void variant_load(void)
 {
+	bravo_tolerated_slots = tolerated_fast_holds;
 	vr_table_init(config.table_slots);
 #if defined(LIBBRAVO_UNDER_PTHREAD)
 	pthread_atfork(NULL, NULL, adopt_write_locks_in_child);
@@ -175,17 +218,55 @@ static inline const char *variant_detail(void)
 	return detail;
 }
 
+static inline bool variant_is_idle(pthread_rwlock_t *rw)
+{
+	return !bravo_has_fast_readers(handle_bravo(rw), rw) && under_idle(rw);
+}
+
 static inline int variant_destroy(pthread_rwlock_t *rw)
 {
-	if (bravo_has_fast_readers(handle_bravo(rw), rw) || !under_idle(rw))
-		return EBUSY;
-	return 0;
+	return variant_is_idle(rw) ? 0 : EBUSY;
+}
+
+static inline uintptr_t variant_hold_class(uintptr_t data)
+{
+	return data ? HOLD_FAST : 0;
+}
+
+/* A fast hold handed off to another thread's unlock: free our slot. */
+static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)rw;
+	if (data)
+		bravo_read_fast_unlock((vr_slot_t *)data);
+}
+
+/*
+ * Unlock on another reader's behalf: a hold of the underlying lock is
+ * released in it; a fast hold cannot be (only its reader writes its slot),
+ * so it is only recorded, and writers tolerate that many of the lock's
+ * slots (bravo_tolerated_slots) until the reader's own next call on the
+ * lock frees its slot.
+ */
+static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	if (under_read_held(rw)) {
+		*data = 0;
+		under_ops.read_unlock(rw);
+		return true;
+	}
+	if (bravo_fast_readers(handle_bravo(rw), rw) > handoff_count(rw, HOLD_FAST)) {
+		*data = HOLD_FAST;
+		return true;
+	}
+	return false;
 }
 
 /* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */
 static void count_read(pthread_rwlock_t *rw, uintptr_t slot, uint64_t seen)
 {
-	stat_add_slow(slot ? STAT_READ_FAST : STAT_SLOW_BIAS_OFF + bravo_miss_cause(seen, rw), 1);
+	stat_add_slow(slot ? STAT_READ_FAST
+			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(handle_bravo(rw), seen, rw), 1);
 }
 
 /* The lock word as a reader finds it, only when statistics want it. */
@@ -224,7 +305,7 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	(void)data;
-	return bravo_write_lock(handle_bravo(rw), rw, &under_ops, writer_pref(rw), dl);
+	return bravo_write_lock(handle_bravo(rw), rw, &under_ops, writer_pref(rw), reader_pref(rw), dl);
 }
 
 static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)

@@ -88,21 +88,46 @@ static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 	return 0;
 }
 
-static inline int variant_destroy(pthread_rwlock_t *rw)
+static inline bool variant_is_idle(pthread_rwlock_t *rw)
 {
 	struct bravo_private_lock *l = handle_held_block(rw);
 
-	if (l && (bravo_has_fast_readers(&l->bravo, &l->ba) || !ba_is_idle(&l->ba)))
+	return !l || (!bravo_has_fast_readers(&l->bravo, &l->ba) && ba_is_idle(&l->ba));
+}
+
+static inline int variant_destroy(pthread_rwlock_t *rw)
+{
+	if (!variant_is_idle(rw))
 		return EBUSY;
 	registry_detach(rw, handle_block_slot(rw));
 	return 0;
+}
+
+/* Benchmarks only: no unlock on another thread's behalf. */
+static inline uintptr_t variant_hold_class(uintptr_t data)
+{
+	return data != 0;
+}
+
+static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)rw;
+	if (data)
+		bravo_read_fast_unlock((vr_slot_t *)data);
+}
+
+static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	(void)rw;
+	(void)data;
+	return false;
 }
 
 /* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */
 static void count_read(struct bravo_private_lock *l, uintptr_t slot, uint64_t seen)
 {
 	stat_add_slow(slot ? STAT_READ_FAST
-			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause_in(bravo_table_of(&l->bravo), seen, &l->ba), 1);
+			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(&l->bravo, seen, &l->ba), 1);
 }
 
 static inline uint64_t seen_word(struct bravo_private_lock *l)
@@ -155,7 +180,7 @@ static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, cons
 	(void)data;
 	if (!l)
 		return EAGAIN;
-	return bravo_write_lock(&l->bravo, &l->ba, &ba_under_ops, handle_prefers_writers(rw), dl);
+	return bravo_write_lock(&l->bravo, &l->ba, &ba_under_ops, handle_prefers_writers(rw), false, dl);
 }
 
 static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)

@@ -45,6 +45,32 @@ static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 	return 0;
 }
 
+static inline bool variant_is_idle(pthread_rwlock_t *rw)
+{
+	struct percpu_lock *l = handle_held_block(rw);
+
+	return !l || percpu_is_idle(l);
+}
+
+/* The class of a hold: the sub-lock or node it raised. */
+static inline uintptr_t variant_hold_class(uintptr_t data)
+{
+	return data;
+}
+
+static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)rw;
+	(void)data;
+}
+
+static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	(void)rw;
+	(void)data;
+	return false; /* TODO(i12-heap): release a read hold on another reader's behalf */
+}
+
 static inline int variant_destroy(pthread_rwlock_t *rw)
 {
 	struct percpu_lock *l = handle_held_block(rw);
