@@ -101,9 +101,17 @@ static const void *token_of(struct bba *l)
 	return (const void *)(uintptr_t)atomic_load(&l->b.token);
 }
 
+/*
+ * Writers of the tests below hold BA while fast readers drain, as under
+ * BRAVO-BA, unless a test makes them behave as over a reader-preferring
+ * lock (BRAVO-pthread's default kind): let go of it meanwhile.
+ */
+static bool writers_release_while_draining;
+
 static int wr_lock(struct bba *l, bool writer_pref, const struct deadline *dl)
 {
-	return bravo_write_lock(&l->b, &l->u, &ba_ops, writer_pref, false, dl);
+	return bravo_write_lock(&l->b, &l->u, &ba_ops, writer_pref,
+				writers_release_while_draining, dl);
 }
 
 static bool wr_trylock(struct bba *l)
@@ -266,6 +274,201 @@ static bool idle(struct bba *l)
 {
 	return ba_is_idle(&l->u) && !bravo_has_fast_readers(&l->b, &l->u);
 }
+
+/* ------------------------------------------------ drain, tokens, waiting */
+
+START_TEST(draining_writer_lets_slow_readers_in_while_fast_reader_holds)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie, slow;
+	struct actor w;
+
+	writers_release_while_draining = true;
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	actor_start(&w, &l, ACT_WRITE, false, 0, true);
+	/* The writer revoked bias and let go of BA while the table drains. */
+	WAIT_UNTIL(word_of(&l) & BRAVO_DRAINING);
+	WAIT_UNTIL(!ba_writer_present(&l));
+	ck_assert_int_eq(rd_lock(&l, &slow, NULL), 0);
+	ck_assert_uint_eq(slow, 0);           /* through BA: bias stays off */
+	ck_assert(!biased(&l));
+	ck_assert(!entered(&w));
+	rd_unlock(&l, slow);
+	rd_unlock(&l, cookie);
+	WAIT_UNTIL(entered(&w));
+	ck_assert(!(word_of(&l) & BRAVO_DRAINING)); /* the writer ended the drain */
+	actor_finish(&w);
+	ck_assert_int_eq(w.result, 0);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(second_writer_waits_for_the_drain_too)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	struct actor w1, w2;
+
+	writers_release_while_draining = true;
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	actor_start(&w1, &l, ACT_WRITE, false, 0, true);
+	WAIT_UNTIL(word_of(&l) & BRAVO_DRAINING);
+	actor_start(&w2, &l, ACT_WRITE, false, 0, true);
+	usleep(20000);
+	ck_assert_msg(!entered(&w1) && !entered(&w2), "a writer entered beside a fast reader");
+	rd_unlock(&l, cookie);
+	WAIT_UNTIL(entered(&w1) || entered(&w2));
+	ck_assert(!(entered(&w1) && entered(&w2)));
+	atomic_store(&w2.release, true); /* whichever is inside leaves first */
+	actor_finish(&w1);
+	actor_finish(&w2);
+	ck_assert_int_eq(w1.result, 0);
+	ck_assert_int_eq(w2.result, 0);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(timed_draining_writer_times_out_and_leaves_lock_free_for_readers)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie, slow;
+	struct actor w;
+
+	writers_release_while_draining = true;
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	actor_start(&w, &l, ACT_WRITE, false, 50000, false);
+	WAIT_UNTIL(done(&w));
+	actor_finish(&w);
+	ck_assert_int_eq(w.result, ETIMEDOUT);
+	ck_assert_int_eq(rd_lock(&l, &slow, NULL), 0);
+	rd_unlock(&l, slow);
+	ck_assert(!wr_trylock(&l));            /* the fast reader is still inside */
+	rd_unlock(&l, cookie);
+	ck_assert(wr_trylock(&l));             /* and the drain ends here */
+	ck_assert(!(word_of(&l) & BRAVO_DRAINING));
+	wr_unlock(&l);
+}
+END_TEST
+
+START_TEST(zeroed_lock_ignores_slot_left_by_its_previous_life)
+{
+	static struct bba l;
+	uintptr_t stale;
+
+	enable_bias(&l);
+	stale = fast_read(&l); /* a reader that will never unlock (it "exited") */
+	memset(&l, 0, sizeof(l));
+	ck_assert(wr_trylock(&l));
+	wr_unlock(&l);
+	enable_bias(&l);       /* a new token: the old slot is not this lock's */
+	ck_assert(wr_trylock(&l));
+	wr_unlock(&l);
+	ck_assert_ptr_nonnull(atomic_load((vr_slot_t *)stale));
+}
+END_TEST
+
+START_TEST(tokens_differ_between_lives_of_a_lock)
+{
+	static struct bba l;
+	uint64_t first;
+
+	enable_bias(&l);
+	first = atomic_load(&l.b.token);
+	ck_assert_uint_ne(first, 0);
+	memset(&l, 0, sizeof(l));
+	enable_bias(&l);
+	ck_assert_uint_ne(atomic_load(&l.b.token), 0);
+	ck_assert_uint_ne(atomic_load(&l.b.token), first);
+}
+END_TEST
+
+static unsigned long one_tolerated(const void *lock)
+{
+	(void)lock;
+	return 1;
+}
+
+START_TEST(writer_tolerates_slots_released_on_their_readers_behalf)
+{
+	struct bba l = { 0 };
+	uintptr_t a;
+	struct actor r, w;
+
+	enable_bias(&l);
+	a = fast_read(&l);                  /* left behind: "handed off" */
+	actor_start(&r, &l, ACT_READ, false, 0, true);
+	WAIT_UNTIL(entered(&r));
+	ck_assert_msg(r.cookie != 0, "second reader missed the fast path");
+	bravo_tolerated_slots = one_tolerated;
+	actor_start(&w, &l, ACT_WRITE, false, 0, true);
+	usleep(20000);
+	ck_assert_msg(!entered(&w), "writer entered beside a fast reader it may not tolerate");
+	actor_finish(&r);                   /* one slot left, one tolerated */
+	WAIT_UNTIL(entered(&w));
+	actor_finish(&w);
+	ck_assert_int_eq(w.result, 0);
+	bravo_tolerated_slots = NULL;
+	rd_unlock(&l, a);
+}
+END_TEST
+
+static double thread_cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct sleepy_writer {
+	struct bba *l;
+	bool release;
+	double cpu;
+};
+
+static void *sleepy_writer_main(void *arg)
+{
+	struct sleepy_writer *s = arg;
+	double t0 = thread_cpu_seconds();
+
+	writers_release_while_draining = s->release;
+	ck_assert_int_eq(wr_lock(s->l, false, NULL), 0);
+	s->cpu = thread_cpu_seconds() - t0;
+	wr_unlock(s->l);
+	return NULL;
+}
+
+/* A behaviour, not a speed: a waiting writer must not burn its CPU. */
+static void writer_behind_long_fast_read_sleeps(bool release)
+{
+	struct bba l = { 0 };
+	struct sleepy_writer s = { &l, release, 0 };
+	uintptr_t cookie;
+	pthread_t t;
+
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	ck_assert_int_eq(pthread_create(&t, NULL, sleepy_writer_main, &s), 0);
+	usleep(600000);
+	rd_unlock(&l, cookie);
+	pthread_join(t, NULL);
+	ck_assert_msg(s.cpu < 0.15, "the writer used %.3f s of CPU waiting 0.6 s", s.cpu);
+}
+
+START_TEST(writer_holding_ba_behind_long_fast_read_sleeps)
+{
+	writer_behind_long_fast_read_sleeps(false);
+}
+END_TEST
+
+START_TEST(draining_writer_behind_long_fast_read_sleeps)
+{
+	writer_behind_long_fast_read_sleeps(true);
+}
+END_TEST
 
 /* ------------------------------------------------------------ vr_table */
 
@@ -1004,6 +1207,13 @@ START_TEST(mutual_exclusion_holds_with_every_kind_of_operation)
 }
 END_TEST
 
+START_TEST(mutual_exclusion_holds_with_writers_releasing_while_draining)
+{
+	writers_release_while_draining = true;
+	run_stress(6, 20000, EVERYTHING, false, 0);
+}
+END_TEST
+
 START_TEST(sixteen_threads_on_few_cpus_make_progress)
 {
 	run_stress(16, 5000, BLOCKING, false, 0);
@@ -1065,6 +1275,14 @@ static Suite *bravo_suite(void)
 	tc = tcase_create("collision");
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
 	tcase_add_test(tc, slot_collision_falls_back_to_slow_path);
+	tcase_add_test(tc, draining_writer_lets_slow_readers_in_while_fast_reader_holds);
+	tcase_add_test(tc, second_writer_waits_for_the_drain_too);
+	tcase_add_test(tc, timed_draining_writer_times_out_and_leaves_lock_free_for_readers);
+	tcase_add_test(tc, zeroed_lock_ignores_slot_left_by_its_previous_life);
+	tcase_add_test(tc, tokens_differ_between_lives_of_a_lock);
+	tcase_add_test(tc, writer_tolerates_slots_released_on_their_readers_behalf);
+	tcase_add_test(tc, writer_holding_ba_behind_long_fast_read_sleeps);
+	tcase_add_test(tc, draining_writer_behind_long_fast_read_sleeps);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("stress");
@@ -1075,6 +1293,7 @@ static Suite *bravo_suite(void)
 	tcase_add_test(tc, mutual_exclusion_holds_with_write_trylocks);
 	tcase_add_test(tc, mutual_exclusion_holds_with_reader_deadlines);
 	tcase_add_test(tc, mutual_exclusion_holds_with_every_kind_of_operation);
+	tcase_add_test(tc, mutual_exclusion_holds_with_writers_releasing_while_draining);
 	tcase_add_test(tc, sixteen_threads_on_few_cpus_make_progress);
 	suite_add_tcase(s, tc);
 	return s;
