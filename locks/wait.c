@@ -1,5 +1,11 @@
 /*
  * wait.c - futex glue for the spin-then-park primitive (see wait.h).
+ *
+ * errno: glibc's pthread_rwlock_* functions never change errno, so no
+ * function here may either.  The futex syscall sets it on every failure
+ * (EAGAIN when the word already changed, EINTR on a signal, ETIMEDOUT), and
+ * clock_gettime, sched_yield and the statistics hooks may; each exported
+ * function saves errno on entry and restores it before it returns.
  */
 #include "wait.h"
 
@@ -25,12 +31,15 @@ static long sys_futex(_Atomic uint32_t *uaddr, int op, uint32_t val,
 bool deadline_passed(const struct deadline *dl)
 {
 	struct timespec now;
+	int saved_errno;
 
 	if (!dl || !dl->abstime)
 		return false;
 	if (dl->abstime->tv_sec < 0)
 		return true;
+	saved_errno = errno;
 	clock_gettime(dl->clock, &now);
+	errno = saved_errno;
 	if (now.tv_sec != dl->abstime->tv_sec)
 		return now.tv_sec > dl->abstime->tv_sec;
 	return now.tv_nsec >= dl->abstime->tv_nsec;
@@ -40,6 +49,7 @@ int wait_park(_Atomic uint32_t *word, uint32_t expected, const struct deadline *
 {
 	int op = FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG;
 	const struct timespec *ts = NULL;
+	int saved_errno = errno;
 
 	if (dl && dl->abstime) {
 		/* The kernel rejects a negative absolute time with EINVAL. */
@@ -56,6 +66,7 @@ int wait_park(_Atomic uint32_t *word, uint32_t expected, const struct deadline *
 
 	if (waited)
 		waited(lock_event_clock_ns() - t0);
+	errno = saved_errno;
 	if (err == ETIMEDOUT)
 		return ETIMEDOUT;
 	/* 0 (woken), EAGAIN (word changed), EINTR (signal): the caller re-checks. */
@@ -64,17 +75,23 @@ int wait_park(_Atomic uint32_t *word, uint32_t expected, const struct deadline *
 
 void wait_wake(_Atomic uint32_t *word, int count)
 {
+	int saved_errno = errno;
+
 	sys_futex(word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)count, NULL, 0);
+	errno = saved_errno;
 }
 
 void wait_yield(void)
 {
 	void (*waited)(uint64_t) = lock_event_waited;
-	uint64_t t0 = waited ? lock_event_clock_ns() : 0;
+	uint64_t t0;
+	int saved_errno = errno;
 
+	t0 = waited ? lock_event_clock_ns() : 0;
 	sched_yield();
 	if (waited)
 		waited(lock_event_clock_ns() - t0);
+	errno = saved_errno;
 }
 
 void wait_sleep_ns(uint64_t ns, const struct deadline *dl)
