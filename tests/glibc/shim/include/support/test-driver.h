@@ -1,0 +1,2 @@
+/* libbravo shim: see shim.h.  */
+#include <support/shim.h>
