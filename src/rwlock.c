@@ -66,6 +66,8 @@ static __thread bool loading;
 
 static void libbravo_load_once(void)
 {
+	int saved_errno = errno; /* the first call may be the program's */
+
 	real_resolve();
 	config_load();
 	if (config.stats)
@@ -73,6 +75,7 @@ static void libbravo_load_once(void)
 	handoff_atfork();
 	variant_load();
 	config_announce(variant_name, variant_detail());
+	errno = saved_errno;
 }
 
 static void libbravo_load(void)
