@@ -89,7 +89,10 @@ static void config_read(void)
 	unsigned long n = 9, slots = vr_table_default_slots(), spin = 128, verbose = 0;
 	unsigned long nodes = 0, handoff = 64, stats = 0, check = 0;
 	bool stats_file_bad;
-	const char *stats_file = stats_file_setting(&stats_file_bad);
+	const char *stats_file;
+
+	libbravo_stderr_remember();
+	stats_file = stats_file_setting(&stats_file_bad);
 
 	env_uint("BRAVO_N", 0, 1000000, false, &n);
 	env_uint("BRAVO_TABLE_SIZE", VR_TABLE_MIN_SLOTS, 1ul << 24, true, &slots);

@@ -10,8 +10,44 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* fd 2 at load: its identity, published by the release store of state. */
+enum { STDERR_UNKNOWN, STDERR_OPEN, STDERR_CLOSED };
+static int stderr_state;
+static dev_t stderr_dev;
+static ino_t stderr_ino;
+
+void libbravo_stderr_remember(void)
+{
+	int saved_errno = errno;
+	struct stat st;
+
+	if (fstat(2, &st) == 0) {
+		stderr_dev = st.st_dev;
+		stderr_ino = st.st_ino;
+		__atomic_store_n(&stderr_state, STDERR_OPEN, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&stderr_state, STDERR_CLOSED, __ATOMIC_RELEASE);
+	}
+	errno = saved_errno;
+}
+
+bool libbravo_stderr_unchanged(void)
+{
+	int saved_errno = errno, state = __atomic_load_n(&stderr_state, __ATOMIC_ACQUIRE);
+	struct stat st;
+	bool same;
+
+	if (state == STDERR_UNKNOWN)
+		return true;
+	same = state == STDERR_OPEN && fstat(2, &st) == 0 &&
+	       st.st_dev == stderr_dev && st.st_ino == stderr_ino;
+	errno = saved_errno;
+	return same;
+}
 
 bool libbravo_write(int fd, const void *buf, size_t len)
 {
@@ -61,6 +97,8 @@ void libbravo_message(const char *fmt, ...)
 	int saved_errno = errno, n;
 	va_list ap;
 
+	if (!libbravo_stderr_unchanged())
+		return;
 	memcpy(buf, prefix, len);
 	va_start(ap, fmt);
 	n = vsnprintf(buf + len, room, fmt, ap);

@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../locks/events.h"
@@ -35,37 +34,6 @@ static uint64_t stats_done[STAT_COUNT];    /* exited threads; under stats_mutex 
 static pthread_key_t stats_key;
 static const char *stats_variant = "?";
 static char stats_path[PATH_MAX];
-
-/*
- * What fd 2 was when statistics started.  At exit, libbravo writes on fd 2
- * (the report, or why the file could not be written) only if it is still
- * that file: a program that closed stderr and opened something else on
- * fd 2 (a log, a socket) gets none of our text in it.
- */
-static struct {
-	bool open;
-	dev_t dev;
-	ino_t ino;
-} stats_stderr;
-
-static void stderr_remember(void)
-{
-	struct stat st;
-
-	stats_stderr.open = fstat(2, &st) == 0;
-	if (stats_stderr.open) {
-		stats_stderr.dev = st.st_dev;
-		stats_stderr.ino = st.st_ino;
-	}
-}
-
-static bool stderr_unchanged(void)
-{
-	struct stat st;
-
-	return stats_stderr.open && fstat(2, &st) == 0 &&
-	       st.st_dev == stats_stderr.dev && st.st_ino == stats_stderr.ino;
-}
 
 static const char *const stat_names[STAT_COUNT] = {
 	[STAT_READS] = "reads",
@@ -201,8 +169,7 @@ static int stats_file_open(void)
 
 		if (err == ELOOP)
 			reason = "it is a symbolic link";
-		if (stderr_unchanged())
-			libbravo_message("cannot write statistics to %s: %s; statistics dropped",
+		libbravo_message("cannot write statistics to %s: %s; statistics dropped",
 					 stats_path, reason);
 		return -1;
 	}
@@ -239,8 +206,8 @@ static void stats_report(void)
 		n = sizeof(buf);
 	if (stats_path[0])
 		fd = stats_file_open();
-	else if (!stderr_unchanged())
-		fd = -1; /* stderr is not the one we started with: drop the report */
+	else if (!libbravo_stderr_unchanged())
+		fd = -1; /* stderr is not the one the program started with */
 	/* One write: reports of several processes to one file do not interleave. */
 	if (fd >= 0)
 		libbravo_write(fd, buf, (size_t)n);
@@ -269,7 +236,6 @@ void stats_start(const char *variant, const char *path)
 	int saved_errno = errno;
 
 	stats_variant = variant;
-	stderr_remember();
 	if (path) {
 		size_t len = strlen(path);
 

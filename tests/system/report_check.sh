@@ -80,21 +80,26 @@ for settings in BRAVO_STATS=1 BRAVO_VERBOSE=1 BRAVO_N=abc "BRAVO_STATS=1 BRAVO_V
 done
 
 # reopened: fd 2 closed then a file opened on it, or fd 2 closed from the
-# start; the file holds the program's line only.  Without preload first.
+# start; the file holds the program's line only (the report on stderr, or
+# the line saying the statistics file is refused).  Without preload first.
 own="stderr_test: the program's own line"
 for how in plain closed-at-exec; do
-	for pre in none "$lib"; do
+	for pre in none stats refused; do
 		rm -f "$tmp/log"
-		if [ "$pre" = none ]; then set -- env; else set -- env LD_PRELOAD="$pre" BRAVO_STATS=1 BRAVO_VERBOSE=1; fi
+		case $pre in
+		none) set -- env ;;
+		stats) set -- env LD_PRELOAD="$lib" BRAVO_STATS=1 BRAVO_VERBOSE=1 ;;
+		refused) set -- env LD_PRELOAD="$lib" BRAVO_STATS_FILE="$tmp/link" ;;
+		esac
 		if [ $how = plain ]; then
 			timeout -k 5 "$limit" "$@" "$prog" "$tmp/log" 2>"$tmp/err"
 		else
 			timeout -k 5 "$limit" "$@" "$prog" "$tmp/log" 2>&-
 		fi
 		rc=$?
-		[ $rc -eq 0 ] || bad "reopened ($how, preload $pre): exit $rc"
+		[ $rc -eq 0 ] || bad "reopened ($how, $pre): exit $rc"
 		[ "$(cat "$tmp/log" 2>/dev/null)" = "$own" ] ||
-			bad "reopened ($how, preload $pre): the program's file holds: $(head -n 3 "$tmp/log" 2>/dev/null)"
+			bad "reopened ($how, $pre): the program's file holds: $(head -n 3 "$tmp/log" 2>/dev/null)"
 	done
 done
 # The report still comes when stderr is the one it started with.
