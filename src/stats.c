@@ -170,7 +170,7 @@ static int stats_file_open(void)
 		if (err == ELOOP)
 			reason = "it is a symbolic link";
 		libbravo_message("cannot write statistics to %s: %s; statistics dropped",
-					 stats_path, reason);
+				 stats_path, reason);
 		return -1;
 	}
 	flags = fcntl(fd, F_GETFL);
@@ -211,8 +211,8 @@ static void stats_report(void)
 	/* One write: reports of several processes to one file do not interleave. */
 	if (fd >= 0)
 		libbravo_write(fd, buf, (size_t)n);
-	if (fd > 2)
-		close(fd);
+	if (fd >= 0 && stats_path[0])
+		close(fd); /* ours, whatever its number (0 to 2 if the program closed them) */
 	errno = saved_errno;
 }
 
