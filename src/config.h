@@ -7,7 +7,11 @@
  *   BRAVO_SPIN        pause iterations before a waiter parks (default 128)
  *   BRAVO_VERBOSE     1: one start-up line on stderr (variant, sizes, CPUs)
  *   BRAVO_STATS       1: statistics, printed at exit (stats.h)
- *   BRAVO_STATS_FILE  statistics to this file (appended) instead of stderr
+ *   BRAVO_STATS_FILE  statistics to this file (appended) instead of stderr;
+ *                     a path longer than PATH_MAX - 1: one line on stderr,
+ *                     statistics off
+ *   BRAVO_CHECK       1: strict mode (config.strict): report misuse with
+ *                     POSIX's recommended errors and one line on stderr
  *   BRAVO_COHORT_NODES   Cohort-RW: split the online CPUs into K artificial
  *                     NUMA nodes (default: the machine's nodes, via libnuma)
  *   BRAVO_COHORT_HANDOFF Cohort-RW: local writer hand-offs before the global
@@ -15,6 +19,9 @@
  *
  * A malformed or out-of-range value gets one line on stderr naming the
  * variable and the default used; the program keeps running.
+ *
+ * All are read with secure_getenv: a privileged (AT_SECURE) process
+ * ignores them and runs with the defaults, silently.
  */
 #ifndef LIBBRAVO_CONFIG_H
 #define LIBBRAVO_CONFIG_H
@@ -28,14 +35,20 @@ struct config {
 	unsigned spin;
 	bool verbose;
 	bool stats;
-	bool strict;             /* BRAVO_CHECK=1: POSIX's errors and a line per misuse */
-	const char *stats_file; /* NULL: stderr */
+	const char *stats_file; /* NULL: stderr; else a copy, < PATH_MAX */
+	bool strict;            /* BRAVO_CHECK=1 */
 	unsigned cohort_nodes;   /* 0: the machine's */
 	unsigned cohort_handoff;
 };
 
 extern struct config config;
 
+/*
+ * Fill in config from the environment, once: idempotent, safe to call
+ * from any thread and more than once (a pthread_once inside; the later
+ * calls wait for the first one to finish, then return).  Takes no rwlock,
+ * allocates nothing; errno is preserved.
+ */
 void config_load(void);
 void config_announce(const char *variant, const char *detail);
 

@@ -34,14 +34,13 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "handoff.h"
 #include "held.h"
 #include "handle.h"
+#include "message.h"
 #include "real.h"
 #include "stats.h"
 #include "variant.h"
@@ -104,17 +103,10 @@ __attribute__((constructor)) static void libbravo_constructor(void)
 
 /* ---- misuse reports ---- */
 
-/* One line on stderr; errno and the program's stdio are left alone. */
+/* One line on stderr (message.h: errno, SIGPIPE and a reopened fd 2 are safe). */
 static void report(const char *call, const void *rw, const char *what, const void *caller)
 {
-	int saved_errno = errno;
-	char line[256];
-	int n = snprintf(line, sizeof(line), "libbravo: %s(%p): %s (caller %p)\n",
-			 call, rw, what, caller);
-
-	if (n > 0 && write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
-		n = 0;
-	errno = saved_errno;
+	libbravo_message("%s(%p): %s (caller %p)", call, rw, what, caller);
 }
 
 /* Strict mode: a misuse gets its POSIX error and a line. */

@@ -10,12 +10,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../locks/events.h"
+#include "message.h"
 
 struct stats_block {
 	uint64_t v[STAT_COUNT];
@@ -31,7 +33,7 @@ static struct stats_block *stats_live;     /* under stats_mutex */
 static uint64_t stats_done[STAT_COUNT];    /* exited threads; under stats_mutex */
 static pthread_key_t stats_key;
 static const char *stats_variant = "?";
-static char stats_path[4096];
+static char stats_path[PATH_MAX];
 
 static const char *const stat_names[STAT_COUNT] = {
 	[STAT_READS] = "reads",
@@ -149,11 +151,39 @@ void stats_totals(uint64_t out[STAT_COUNT])
 	pthread_mutex_unlock(&stats_mutex);
 }
 
+/*
+ * The statistics file: appended, never through a symbolic link (the last
+ * component), never becoming the controlling terminal, never blocking on
+ * a FIFO with no reader.  -1 (said on stderr) if it cannot be opened.
+ */
+static int stats_file_open(void)
+{
+	int fd = open(stats_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY |
+		      O_CLOEXEC | O_NONBLOCK, 0644);
+	char why[128];
+	int flags;
+
+	if (fd < 0) {
+		int err = errno;
+		const char *reason = strerror_r(err, why, sizeof(why));
+
+		if (err == ELOOP)
+			reason = "it is a symbolic link";
+		libbravo_message("cannot write statistics to %s: %s; statistics dropped",
+				 stats_path, reason);
+		return -1;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	return fd;
+}
+
 static void stats_report(void)
 {
 	uint64_t t[STAT_COUNT];
 	char buf[2048];
-	int fd = 2, n;
+	int fd = 2, n, saved_errno = errno;
 	uint64_t slow;
 
 	if (!stats_on)
@@ -174,19 +204,16 @@ static void stats_report(void)
 	}
 	if (n > (int)sizeof(buf))
 		n = sizeof(buf);
-	if (stats_path[0]) {
-		fd = open(stats_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			fprintf(stderr, "libbravo: cannot write statistics to %s: %s; using stderr\n",
-				stats_path, strerror(errno));
-			fd = 2;
-		}
-	}
+	if (stats_path[0])
+		fd = stats_file_open();
+	else if (!libbravo_stderr_unchanged())
+		fd = -1; /* stderr is not the one the program started with */
 	/* One write: reports of several processes to one file do not interleave. */
-	if (write(fd, buf, (size_t)n) < 0)
-		n = 0; /* the program is exiting: nowhere left to complain */
-	if (fd != 2)
-		close(fd);
+	if (fd >= 0)
+		libbravo_write(fd, buf, (size_t)n);
+	if (fd >= 0 && stats_path[0])
+		close(fd); /* ours, whatever its number (0 to 2 if the program closed them) */
+	errno = saved_errno;
 }
 
 __attribute__((destructor)) static void stats_at_exit(void)
@@ -206,13 +233,24 @@ static void stats_after_fork_in_child(void)
 
 void stats_start(const char *variant, const char *path)
 {
+	int saved_errno = errno;
+
 	stats_variant = variant;
-	if (path)
-		snprintf(stats_path, sizeof(stats_path), "%s", path);
-	if (pthread_key_create(&stats_key, stats_thread_exit) != 0)
-		return;
-	pthread_atfork(NULL, NULL, stats_after_fork_in_child);
-	lock_event_waited = on_waited;
-	lock_event_revoked = on_revoked;
-	stats_on = true;
+	if (path) {
+		size_t len = strlen(path);
+
+		if (len >= sizeof(stats_path)) { /* config.c refuses these first */
+			libbravo_message("statistics file name too long (%zu bytes): statistics off",
+					 len);
+			return;
+		}
+		memcpy(stats_path, path, len + 1);
+	}
+	if (pthread_key_create(&stats_key, stats_thread_exit) == 0) {
+		pthread_atfork(NULL, NULL, stats_after_fork_in_child);
+		lock_event_waited = on_waited;
+		lock_event_revoked = on_revoked;
+		stats_on = true;
+	}
+	errno = saved_errno;
 }

@@ -55,7 +55,14 @@ static inline int stat_error(int err)
 	return err;
 }
 
-/* Turn statistics on (at load); the report goes to path, or stderr if NULL. */
+/*
+ * Turn statistics on (at load); the report goes to path, or stderr if NULL.
+ * The file is opened at exit with O_APPEND|O_CREAT|O_NOFOLLOW|O_NOCTTY, mode
+ * 0644 less the umask; if it cannot be, one line on stderr says why and the
+ * report is dropped.  The report (and that line) goes to fd 2 only if fd 2
+ * is still the file it was at load (message.h).  Neither raises SIGPIPE nor
+ * changes errno.
+ */
 void stats_start(const char *variant, const char *path);
 
 /* The totals so far (all threads), for tests. */

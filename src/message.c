@@ -1,0 +1,120 @@
+/*
+ * message.c - writing to stderr without side effects on the program
+ * (message.h).
+ */
+#include "message.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* fd 2 at load: its identity, published by the release store of state. */
+enum { STDERR_UNKNOWN, STDERR_OPEN, STDERR_CLOSED };
+static int stderr_state;
+static dev_t stderr_dev;
+static ino_t stderr_ino;
+
+void libbravo_stderr_remember(void)
+{
+	int saved_errno = errno;
+	struct stat st;
+
+	if (fstat(2, &st) == 0) {
+		stderr_dev = st.st_dev;
+		stderr_ino = st.st_ino;
+		__atomic_store_n(&stderr_state, STDERR_OPEN, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&stderr_state, STDERR_CLOSED, __ATOMIC_RELEASE);
+	}
+	errno = saved_errno;
+}
+
+bool libbravo_stderr_unchanged(void)
+{
+	int saved_errno = errno, state = __atomic_load_n(&stderr_state, __ATOMIC_ACQUIRE);
+	struct stat st;
+	bool same;
+
+	if (state == STDERR_UNKNOWN)
+		return true;
+	same = state == STDERR_OPEN && fstat(2, &st) == 0 &&
+	       st.st_dev == stderr_dev && st.st_ino == stderr_ino;
+	errno = saved_errno;
+	return same;
+}
+
+bool libbravo_write(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	int saved_errno = errno, cancel_state, err = 0;
+	sigset_t pipe_only, old_mask, pending;
+	bool blocked, was_pending = false;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	blocked = pthread_sigmask(SIG_BLOCK, &pipe_only, &old_mask) == 0;
+	if (blocked && sigpending(&pending) == 0)
+		was_pending = sigismember(&pending, SIGPIPE) == 1;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	/* Our write raised SIGPIPE (blocked, so still pending): take it back. */
+	if (err == EPIPE && blocked && !was_pending) {
+		static const struct timespec no_wait = { 0, 0 };
+
+		while (sigtimedwait(&pipe_only, NULL, &no_wait) < 0 && errno == EINTR)
+			;
+	}
+	if (blocked)
+		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	pthread_setcancelstate(cancel_state, NULL);
+	errno = saved_errno;
+	return err == 0;
+}
+
+void libbravo_message(const char *fmt, ...)
+{
+	static const char prefix[] = "libbravo: ";
+	static const char cut[] = "...\n";
+	char buf[1024];
+	size_t len = sizeof(prefix) - 1, room = sizeof(buf) - len;
+	int saved_errno = errno, n;
+	va_list ap;
+
+	if (!libbravo_stderr_unchanged())
+		return;
+	memcpy(buf, prefix, len);
+	va_start(ap, fmt);
+	n = vsnprintf(buf + len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= room) {
+		/* Cut: end in "...\n" (the NUL's place is free for it). */
+		len = sizeof(buf) - (sizeof(cut) - 1);
+		memcpy(buf + len, cut, sizeof(cut) - 1);
+		len = sizeof(buf);
+	} else {
+		len += (size_t)n;
+		if (buf[len - 1] != '\n')
+			buf[len++] = '\n'; /* n < room: the NUL's place */
+	}
+	libbravo_write(2, buf, len);
+	errno = saved_errno;
+}

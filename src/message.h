@@ -1,0 +1,43 @@
+/*
+ * message.h - libbravo's own output on stderr (and the statistics file),
+ * written so that it cannot change what the program does:
+ *
+ *   - no SIGPIPE: SIGPIPE is blocked in the writing thread around the
+ *     write, and a SIGPIPE the write itself raised (it was not pending
+ *     before) is taken off again;
+ *   - errno is the caller's afterwards;
+ *   - short writes and EINTR are retried; no stdio (no FILE lock, no
+ *     buffer), no allocation; cancellation is disabled around the write
+ *     (write(2) is a cancellation point, the rwlock functions are not).
+ *
+ * And libbravo writes on fd 2 only while it is still the file it was when
+ * the library loaded (libbravo_stderr_remember, from config_load): a
+ * program that closed stderr and opened something else on fd 2 (a log,
+ * a socket) gets none of libbravo's text in it.
+ *
+ * Usable from any thread and from any lock path.
+ */
+#ifndef LIBBRAVO_MESSAGE_H
+#define LIBBRAVO_MESSAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Note what fd 2 is now (or that it is closed).  Once, at load. */
+void libbravo_stderr_remember(void);
+
+/* fd 2 is the file noted (true too if none was noted yet). */
+bool libbravo_stderr_unchanged(void);
+
+/* Write all of buf to fd as above; true if all of it was written. */
+bool libbravo_write(int fd, const void *buf, size_t len);
+
+/*
+ * One line on fd 2: "libbravo: " then fmt formatted (vsnprintf into a
+ * 1 KiB stack buffer; a longer line is cut and ends in "..."), then a
+ * newline if fmt did not end in one; one write(2).  Nothing if fd 2 is
+ * not the stderr noted at load.
+ */
+void libbravo_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
