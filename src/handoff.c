@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 
 struct handoff {
@@ -21,6 +22,25 @@ struct handoff {
 _Atomic unsigned long handoff_outstanding;
 
 static pthread_mutex_t handoff_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The mutex is taken with every signal blocked: a signal handler that
+ * unlocks an rwlock may come here too, on the same thread.
+ */
+static void table_lock(sigset_t *saved)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, saved);
+	pthread_mutex_lock(&handoff_mutex);
+}
+
+static void table_unlock(const sigset_t *saved)
+{
+	pthread_mutex_unlock(&handoff_mutex);
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
 static struct handoff *table;
 static size_t used, cap;
 
@@ -39,10 +59,11 @@ static void drop(struct handoff *h)
 
 void handoff_add(const void *lock, uintptr_t cls)
 {
+	sigset_t saved;
 	int saved_errno = errno;
 	struct handoff *h;
 
-	pthread_mutex_lock(&handoff_mutex);
+	table_lock(&saved);
 	h = find(lock, cls);
 	if (!h && used == cap) {
 		size_t ncap = cap ? cap * 2 : 16;
@@ -61,18 +82,19 @@ void handoff_add(const void *lock, uintptr_t cls)
 		h->count++;
 		atomic_fetch_add_explicit(&handoff_outstanding, 1, memory_order_relaxed);
 	}
-	pthread_mutex_unlock(&handoff_mutex);
+	table_unlock(&saved);
 	errno = saved_errno;
 }
 
 bool handoff_take(const void *lock, uintptr_t cls)
 {
+	sigset_t saved;
 	struct handoff *h;
 	bool took = false;
 
 	if (!handoff_any())
 		return false;
-	pthread_mutex_lock(&handoff_mutex);
+	table_lock(&saved);
 	h = find(lock, cls);
 	if (h) {
 		took = true;
@@ -80,30 +102,32 @@ bool handoff_take(const void *lock, uintptr_t cls)
 		if (--h->count == 0)
 			drop(h);
 	}
-	pthread_mutex_unlock(&handoff_mutex);
+	table_unlock(&saved);
 	return took;
 }
 
 unsigned long handoff_count(const void *lock, uintptr_t cls)
 {
+	sigset_t saved;
 	struct handoff *h;
 	unsigned long n = 0;
 
 	if (!handoff_any())
 		return 0;
-	pthread_mutex_lock(&handoff_mutex);
+	table_lock(&saved);
 	h = find(lock, cls);
 	if (h)
 		n = h->count;
-	pthread_mutex_unlock(&handoff_mutex);
+	table_unlock(&saved);
 	return n;
 }
 
 void handoff_forget(const void *lock)
 {
+	sigset_t saved;
 	if (!handoff_any())
 		return;
-	pthread_mutex_lock(&handoff_mutex);
+	table_lock(&saved);
 	for (size_t i = used; i-- > 0;) {
 		if (table[i].lock == lock) {
 			atomic_fetch_sub_explicit(&handoff_outstanding, table[i].count,
@@ -111,7 +135,7 @@ void handoff_forget(const void *lock)
 			drop(&table[i]);
 		}
 	}
-	pthread_mutex_unlock(&handoff_mutex);
+	table_unlock(&saved);
 }
 
 static void handoff_lock(void)

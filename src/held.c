@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 __thread struct held_list held_tls __attribute__((tls_model("initial-exec")));
 
@@ -18,6 +19,25 @@ static int held_key_ok;
 /* Rounds of thread-specific data destructors seen by held_free_spill. */
 static __thread unsigned held_exit_rounds;
 
+/* Arrays of whole pages from mmap: async-signal-safe, unlike malloc. */
+static size_t spill_bytes(uint32_t cap)
+{
+	return sizeof(struct held_spill) + cap * sizeof(struct held);
+}
+
+static struct held_spill *spill_alloc(uint32_t cap)
+{
+	void *p = mmap(NULL, spill_bytes(cap), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void spill_free(struct held_spill *s)
+{
+	munmap(s, spill_bytes(s->cap));
+}
+
 /* Free the arrays that growth replaced. */
 static void held_free_retired(struct held_list *l)
 {
@@ -27,7 +47,7 @@ static void held_free_retired(struct held_list *l)
 	while (r) {
 		struct held_spill *next = r->retired_next;
 
-		free(r);
+		spill_free(r);
 		r = next;
 	}
 }
@@ -54,7 +74,7 @@ static void held_free_spill(void *spill)
 		l->spill = NULL;
 		l->n = 0;
 	}
-	free(spill);
+	spill_free(spill);
 	held_free_retired(l);
 }
 
@@ -63,18 +83,25 @@ static void held_key_create(void)
 	held_key_ok = pthread_key_create(&held_key, held_free_spill) == 0;
 }
 
+void held_init(void)
+{
+	pthread_once(&held_key_once, held_key_create);
+}
+
 struct held *held_grow(void)
 {
 	struct held_list *l = &held_tls;
-	uint32_t cap = l->spill ? l->spill->cap * 2 : HELD_INLINE * 4;
+	/* A page first (168 entries), then doubling. */
+	uint32_t cap = l->spill ? l->spill->cap * 2
+				: (uint32_t)((4096 - sizeof(struct held_spill)) / sizeof(struct held));
 	struct held_spill *spill;
 
-	int saved_errno = errno; /* malloc may set it; glibc's calls never do */
+	int saved_errno = errno; /* mmap may set it; glibc's calls never do */
 
-	pthread_once(&held_key_once, held_key_create);
+	held_init();
 	if (!held_key_ok)
 		return NULL;
-	spill = malloc(sizeof(*spill) + cap * sizeof(spill->e[0]));
+	spill = spill_alloc(cap);
 	errno = saved_errno;
 	if (!spill)
 		return NULL;
@@ -82,7 +109,8 @@ struct held *held_grow(void)
 	spill->retired_next = NULL;
 	memcpy(spill->e, held_entries(l), l->n * sizeof(spill->e[0]));
 	if (pthread_setspecific(held_key, spill) != 0) {
-		free(spill);
+		spill_free(spill);
+		errno = saved_errno;
 		return NULL;
 	}
 	if (l->spill) {
@@ -98,14 +126,4 @@ struct held *held_grow(void)
 	atomic_signal_fence(memory_order_release);
 	l->spill = spill;
 	return spill->e;
-}
-
-void held_filter(bool (*keep)(const void *lock))
-{
-	struct held_list *l = &held_tls;
-	struct held *e = held_entries(l);
-
-	for (uint32_t i = l->n; i-- > 0;)
-		if (!keep(e[i].lock))
-			held_remove(&e[i]);
 }

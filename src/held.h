@@ -15,10 +15,11 @@
  *
  * Signal handlers may lock and unlock rwlocks too (it works with glibc), so
  * the list is kept consistent at every instruction as seen from a handler
- * running on the same thread: an entry is written before the count that
- * makes it visible, a removal moves the last entry down before the count
- * drops (compiler-only fences order that for the same thread), and a grown
- * array never frees the one it replaced before the thread exits (the
+ * running on the same thread: a new entry's slot is reserved empty and
+ * named last, a removal moves the last entry down before the count drops
+ * (compiler-only fences order that for the same thread), arrays come from
+ * mmap, not malloc (a handler may grow the list while the thread is in
+ * malloc), and a grown array is not unmapped before the thread exits (the
  * interrupted code may still be reading it).  The callers hold no entry
  * pointer across a lock acquisition: rwlock.c pushes an entry only after
  * the lock is taken and removes it before the lock is released.
@@ -74,24 +75,31 @@ static inline struct held *held_find(const void *lock)
 }
 
 struct held *held_grow(void);
+/* Once at load: the thread-exit hook, made outside any signal handler. */
+void held_init(void);
 
-/* Record a lock just taken (count 1); false if no memory. */
+/*
+ * Record a lock just taken (count 1); false if no memory.  The slot is
+ * reserved (lock NULL, which no lookup matches) before it is filled, and
+ * every store re-reads the array: a handler on this thread may push its
+ * own entries above it, or grow the array, between any two of them.
+ */
 static inline bool held_push(const void *lock, enum held_mode mode, uintptr_t data)
 {
 	struct held_list *l = &held_tls;
-	uint32_t cap = l->spill ? l->spill->cap : HELD_INLINE;
-	struct held *e;
+	uint32_t i = l->n;
 
-	if (l->n == cap && !held_grow())
+	if (i == (l->spill ? l->spill->cap : HELD_INLINE) && !held_grow())
 		return false;
-	e = &held_entries(l)[l->n];
-	e->lock = lock;
-	e->mode = mode;
-	e->count = 1;
-	e->data = data;
-	/* A handler on this thread sees the entry whole or not at all. */
-	atomic_signal_fence(memory_order_release);
-	l->n++;
+	held_entries(l)[i].lock = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	l->n = i + 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	held_entries(l)[i].mode = mode;
+	held_entries(l)[i].count = 1;
+	held_entries(l)[i].data = data;
+	atomic_signal_fence(memory_order_seq_cst);
+	held_entries(l)[i].lock = lock;
 	return true;
 }
 
@@ -116,7 +124,5 @@ static inline void held_forget(const void *lock)
 		held_remove(e);
 }
 
-/* Drop every entry whose lock fails keep(lock) (after fork, in the child). */
-void held_filter(bool (*keep)(const void *lock));
 
 #endif

@@ -72,6 +72,7 @@ static void libbravo_load_once(void)
 	if (config.stats)
 		stats_start(variant_name, config.stats_file);
 	handoff_atfork();
+	held_init();
 	variant_load();
 	config_announce(variant_name, variant_detail());
 	errno = saved_errno;
