@@ -214,4 +214,21 @@ void cohort_rw_write_unlock(struct cohort_rw *l, unsigned node);
 /* True if nobody holds or waits for the lock (a racy snapshot). */
 bool cohort_rw_is_idle(struct cohort_rw *l);
 
+/*
+ * Readers of node that arrived and have not left (a racy snapshot), for
+ * releasing a read hold on behalf of another thread.  It may count short
+ * (a negative count is 0), never long, except for a reader that found a
+ * writer active and is backing out, for the instant between its arrival
+ * and its departure.
+ */
+static inline uint32_t cohort_rw_readers_present(struct cohort_rw *l, unsigned node)
+{
+	/* Arrivals first: a reader coming and going in between is not counted. */
+	uint32_t in = atomic_load_explicit(&l->node[node].ri.ingress, memory_order_acquire);
+	uint32_t out = atomic_load_explicit(&l->node[node].ri.egress, memory_order_acquire);
+	uint32_t n = ((in - (out & ~COHORT_WPARK)) / COHORT_RI_INC) & 0x7fffffffu;
+
+	return n < 0x40000000u ? n : 0;
+}
+
 #endif

@@ -22,11 +22,16 @@ int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl)
 {
 	unsigned i;
 
-	for (i = 0; i < l->nsub; i++)
-		if (ba_write_begin(&l->sub[i].ba, &l->sub[i].wticket, dl))
+	for (i = 0; i < l->nsub; i++) {
+		uint32_t ticket;
+
+		if (ba_write_begin(&l->sub[i].ba, &ticket, dl))
 			goto timeout;
+		atomic_store_explicit(&l->sub[i].wticket, ticket, memory_order_relaxed);
+	}
 	for (unsigned j = 0; j < l->nsub; j++)
-		if (ba_write_wait(&l->sub[j].ba, l->sub[j].wticket, dl))
+		if (ba_write_wait(&l->sub[j].ba,
+				  atomic_load_explicit(&l->sub[j].wticket, memory_order_relaxed), dl))
 			goto timeout;
 	return 0;
 timeout:

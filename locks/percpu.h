@@ -40,7 +40,8 @@
 
 struct percpu_sub {
 	alignas(PERCPU_SECTOR) struct ba_lock ba;
-	uint32_t wticket; /* the writer's drain ticket; only the writer touches it */
+	/* The writer's drain ticket: written by the writer, read by percpu_readers_in. */
+	_Atomic uint32_t wticket;
 };
 
 /*
@@ -79,6 +80,28 @@ static inline bool percpu_read_trylock(struct percpu_lock *l, unsigned idx)
 static inline void percpu_read_unlock(struct percpu_lock *l, unsigned idx)
 {
 	ba_read_unlock(&l->sub[idx].ba);
+}
+
+/*
+ * Readers holding sub-lock idx (not counting readers waiting to enter): a
+ * racy snapshot, for releasing a read hold on behalf of another thread.
+ * Without a writer phase every arrival holds; during one, the arrivals
+ * before the writer's announcement (its ticket) that have not departed.
+ * Arrivals are read before departures, so it may count short, never long;
+ * a count that comes out negative (also: the ticket of an earlier phase,
+ * read before the writer stored its own) is 0.
+ */
+static inline uint32_t percpu_readers_in(struct percpu_lock *l, unsigned idx)
+{
+	struct ba_lock *b = &l->sub[idx].ba;
+	uint64_t rin = atomic_load_explicit(&b->rin, memory_order_acquire);
+	uint32_t out = (atomic_load_explicit(&b->rout, memory_order_acquire) >> 1) & BA_COUNT_MASK;
+	uint32_t admitted = (rin & BA_PRES) ?
+		atomic_load_explicit(&l->sub[idx].wticket, memory_order_relaxed) :
+		(uint32_t)(rin >> 32) & BA_COUNT_MASK;
+	uint32_t in = (admitted - out) & BA_COUNT_MASK;
+
+	return in < (BA_COUNT_MASK >> 1) ? in : 0;
 }
 
 int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl);

@@ -1,8 +1,16 @@
 /*
  * heap_handle.h - the handle of a variant whose lock lives in a heap block
- * (Cohort-RW, Per-CPU): glibc's __pad2 holds the block pointer, installed
- * on first use through the address-keyed registry (registry.h).  All-zero
- * bytes are still an unlocked lock: the pointer is then NULL.
+ * (Cohort-RW, Per-CPU): bytes 32..47 of glibc's pthread_rwlock_t, which
+ * glibc leaves unused in a private lock (__rwelision, __pad1, __pad2), hold
+ * a struct heap_slot: the block pointer and its seal (registry.h), installed
+ * on first use through the address-keyed registry.  A pointer whose seal
+ * does not match the lock's own address (a copied lock, garbage bytes,
+ * all-zero bytes) is no block: the lock is then a fresh unlocked lock of
+ * this address, and its first use attaches this address's block.
+ *
+ * Never written here: __shared (28, glibc's own mark of a process-shared
+ * lock), __flags (48) except by init, __pad3 (16, rwlock.c's destroyed
+ * marker).
  */
 #ifndef LIBBRAVO_HEAP_HANDLE_H
 #define LIBBRAVO_HEAP_HANDLE_H
@@ -10,31 +18,61 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "registry.h"
 
-_Static_assert(sizeof(void *) <= sizeof(((pthread_rwlock_t *)0)->__data.__pad2),
-	       "block pointer fits in __pad2");
+_Static_assert(offsetof(pthread_rwlock_t, __data.__rwelision) == 32 &&
+	       offsetof(pthread_rwlock_t, __data.__pad2) == 40 &&
+	       sizeof(struct heap_slot) == 16 &&
+	       offsetof(struct heap_slot, block) == 8,
+	       "seal in __rwelision+__pad1, block pointer in __pad2");
 
-static inline void *_Atomic *handle_block_slot(pthread_rwlock_t *rw)
+static inline struct heap_slot *handle_block_slot(pthread_rwlock_t *rw)
 {
-	return (void *_Atomic *)(void *)&rw->__data.__pad2;
+	return (struct heap_slot *)(void *)&rw->__data.__rwelision;
+}
+
+/* The lock's sealed block, or NULL: no block yet (or a copy, or garbage). */
+static inline void *handle_sealed_block(pthread_rwlock_t *rw)
+{
+	return registry_block(rw, handle_block_slot(rw));
 }
 
 /* The lock's block, attached on first use; NULL only without memory. */
-static inline void *handle_block(pthread_rwlock_t *rw, size_t size, block_reset_fn reset)
+static inline void *handle_block_of_kind(pthread_rwlock_t *rw, const struct block_kind *kind)
 {
-	/* Acquire: pairs with the release that installed the reset block. */
-	void *b = atomic_load_explicit(handle_block_slot(rw), memory_order_acquire);
+	void *b = handle_sealed_block(rw);
 
-	return b ? b : registry_attach(rw, handle_block_slot(rw), size, reset);
+	return __builtin_expect(b != NULL, 1) ? b : registry_attach(rw, handle_block_slot(rw), kind);
 }
 
-/* The block of a lock the caller holds (attached when it was locked). */
+/* A reset function without parameter (param carries it). */
+typedef void (*block_reset_fn)(void *block);
+
+static void handle_reset_plain(void *block, uintptr_t fn)
+{
+	((block_reset_fn)fn)(block);
+}
+
+/* handle_block_of_kind for a fixed-size block with a plain reset (no idle test). */
+static inline void *handle_block(pthread_rwlock_t *rw, size_t size, block_reset_fn reset)
+{
+	void *b = handle_sealed_block(rw);
+	struct block_kind kind = { size, (uintptr_t)reset, handle_reset_plain, NULL };
+
+	return __builtin_expect(b != NULL, 1) ? b : registry_attach(rw, handle_block_slot(rw), &kind);
+}
+
+/*
+ * The block of a lock the caller holds (attached when it was locked); NULL
+ * only if the handle was overwritten meanwhile (re-initialized, copied
+ * over): then there is nothing to release.
+ */
 static inline void *handle_held_block(pthread_rwlock_t *rw)
 {
-	return atomic_load_explicit(handle_block_slot(rw), memory_order_relaxed);
+	return handle_sealed_block(rw);
 }
 
 /* init: a private lock of the given kind, its block (if any) reused lazily. */

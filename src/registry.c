@@ -2,7 +2,8 @@
  * registry.c - address-keyed heap blocks (see registry.h).
  *
  * Each shard is a chained hash table that doubles when its load passes 1
- * and halves when it falls below 1/4.
+ * and halves when it falls below 1/4.  Each entry records the size its
+ * block was allocated with, so that a reset never writes past a block.
  */
 #include "registry.h"
 
@@ -11,6 +12,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 
 #define REGISTRY_SHARDS 64
 #define BLOCK_ALIGN 128
@@ -18,6 +23,8 @@
 struct entry {
 	const void *addr;
 	void *block;
+	size_t size;               /* what it was allocated for */
+	bool (*idle)(void *block); /* the kind's idle test, or NULL */
 	struct entry *next;
 };
 
@@ -27,6 +34,8 @@ struct shard {
 	size_t nbuckets;   /* power of two, or 0 */
 	size_t nentries;
 } __attribute__((aligned(64)));
+
+_Atomic uintptr_t registry_secret;
 
 static struct shard shards[REGISTRY_SHARDS] = {
 	[0 ... REGISTRY_SHARDS - 1] = { .mutex = PTHREAD_MUTEX_INITIALIZER },
@@ -99,45 +108,112 @@ static bool shard_insert(struct shard *s, struct entry *e)
 	return true;
 }
 
-void *registry_attach(const void *addr, void *_Atomic *slot, size_t size, block_reset_fn reset)
+/* The secret, made on first need: any non-zero value is correct. */
+static uintptr_t secret_get(void)
+{
+	uintptr_t s = atomic_load_explicit(&registry_secret, memory_order_relaxed);
+	uintptr_t mine = 0, expected = 0;
+	struct timespec ts;
+
+	if (s)
+		return s;
+	if (getrandom(&mine, sizeof(mine), GRND_NONBLOCK) != (ssize_t)sizeof(mine)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		mine = (uintptr_t)addr_hash((const void *)(uintptr_t)ts.tv_nsec) ^
+		       (uintptr_t)addr_hash(&mine) ^ ((uintptr_t)getpid() << 32);
+	}
+	mine |= 1;
+	if (atomic_compare_exchange_strong_explicit(&registry_secret, &expected, mine,
+						    memory_order_relaxed, memory_order_relaxed))
+		return mine;
+	return expected;
+}
+
+/* Seal block into *hs (shard mutex held): seal first, then the pointer. */
+static void slot_install(const void *addr, struct heap_slot *hs, void *block)
+{
+	atomic_store_explicit(&hs->seal, registry_seal(addr, block, secret_get()),
+			      memory_order_relaxed);
+	/* Release: whoever sees the pointer sees the seal and the reset block. */
+	atomic_store_explicit(&hs->block, block, memory_order_release);
+}
+
+static bool block_idle(const struct entry *e)
+{
+	return !e->idle || e->idle(e->block);
+}
+
+/* Unlink e from s (mutex held); shrink as locks go, so memory follows the live count. */
+static void shard_remove(struct shard *s, struct entry *e)
+{
+	for (struct entry **p = bucket_of(s, e->addr); *p; p = &(*p)->next) {
+		if (*p == e) {
+			*p = e->next;
+			s->nentries--;
+			break;
+		}
+	}
+	if (s->nbuckets > 16 && s->nentries < s->nbuckets / 4)
+		shard_resize(s, s->nbuckets / 2);
+}
+
+void *registry_attach(const void *addr, struct heap_slot *hs, const struct block_kind *kind)
 {
 	struct shard *s = shard_of(addr);
-	struct entry *e, *fresh;
+	struct entry *e, *fresh, *dropped = NULL;
 	void *block;
 
 	pthread_mutex_lock(&s->mutex);
-	block = atomic_load_explicit(slot, memory_order_acquire);
+	block = registry_block(addr, hs);
 	if (!block && (e = shard_find(s, addr))) {
-		/* A lock lived here before and was never destroyed: reuse. */
-		block = e->block;
-		reset(block);
-		/* Release: the reset block is seen by whoever sees the pointer. */
-		atomic_store_explicit(slot, block, memory_order_release);
+		/* A lock lived here before and was never destroyed. */
+		if (e->size == kind->size && block_idle(e)) {
+			block = e->block;
+			kind->reset(block, kind->param);
+			slot_install(addr, hs, block);
+		} else {
+			/*
+			 * Not the size this lock needs now (built before the
+			 * topology was read, say), or someone is still in it:
+			 * a new block.  Only addr's handle could reach the old
+			 * one, and it does not: free it if idle, else leave it.
+			 */
+			shard_remove(s, e);
+			if (block_idle(e))
+				dropped = e;
+		}
 	}
 	pthread_mutex_unlock(&s->mutex);
+	if (dropped) {
+		free(dropped->block);
+		free(dropped);
+	}
 	if (block)
 		return block;
 
 	/* Allocate outside the shard lock: the allocator may take locks too. */
 	fresh = malloc(sizeof(*fresh));
 	block = NULL;
-	if (fresh && posix_memalign(&block, BLOCK_ALIGN, (size + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1)))
+	if (fresh && posix_memalign(&block, BLOCK_ALIGN,
+				    (kind->size + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1)))
 		block = NULL;
 	if (!block) {
 		free(fresh);
 		return NULL;
 	}
-	reset(block);
+	kind->reset(block, kind->param);
 	fresh->addr = addr;
 	fresh->block = block;
+	fresh->size = kind->size;
+	fresh->idle = kind->idle;
 
 	pthread_mutex_lock(&s->mutex);
-	if (atomic_load_explicit(slot, memory_order_acquire) || shard_find(s, addr)) {
+	if (registry_block(addr, hs) || shard_find(s, addr)) {
 		/* Lost a race with another first user: take theirs. */
 		pthread_mutex_unlock(&s->mutex);
 		free(block);
 		free(fresh);
-		return registry_attach(addr, slot, size, reset);
+		return registry_attach(addr, hs, kind);
 	}
 	if (!shard_insert(s, fresh)) {
 		pthread_mutex_unlock(&s->mutex);
@@ -145,35 +221,32 @@ void *registry_attach(const void *addr, void *_Atomic *slot, size_t size, block_
 		free(fresh);
 		return NULL;
 	}
-	atomic_store_explicit(slot, block, memory_order_release);
+	slot_install(addr, hs, block);
 	pthread_mutex_unlock(&s->mutex);
 	return block;
 }
 
-void registry_detach(const void *addr, void *_Atomic *slot)
+void registry_detach(const void *addr, struct heap_slot *hs)
 {
 	struct shard *s = shard_of(addr);
-	struct entry *e = NULL;
+	struct entry *e, *dropped = NULL;
+	void *block;
 
 	pthread_mutex_lock(&s->mutex);
-	if (s->nbuckets) {
-		for (struct entry **p = bucket_of(s, addr); *p; p = &(*p)->next) {
-			if ((*p)->addr == addr) {
-				e = *p;
-				*p = e->next;
-				s->nentries--;
-				break;
-			}
-		}
-		/* Shrink as locks go, so memory follows the live count. */
-		if (s->nbuckets > 16 && s->nentries < s->nbuckets / 4)
-			shard_resize(s, s->nbuckets / 2);
+	block = registry_block(addr, hs);
+	e = shard_find(s, addr);
+	if (e && (e->block == block || (!block && block_idle(e)))) {
+		shard_remove(s, e);
+		dropped = e;
 	}
-	atomic_store_explicit(slot, NULL, memory_order_relaxed);
+	if (block) {
+		atomic_store_explicit(&hs->block, NULL, memory_order_relaxed);
+		atomic_store_explicit(&hs->seal, 0, memory_order_relaxed);
+	}
 	pthread_mutex_unlock(&s->mutex);
-	if (e) {
-		free(e->block);
-		free(e);
+	if (dropped) {
+		free(dropped->block);
+		free(dropped);
 	}
 }
 
@@ -189,7 +262,15 @@ static void registry_unlock_all(void)
 		pthread_mutex_unlock(&shards[i].mutex);
 }
 
-void registry_atfork(void)
+static void registry_atfork_once(void)
 {
 	pthread_atfork(registry_lock_all, registry_unlock_all, registry_unlock_all);
+}
+
+void registry_atfork(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	/* Twice would lock every shard twice at fork: a deadlock. */
+	pthread_once(&once, registry_atfork_once);
 }

@@ -2,39 +2,88 @@
  * registry.h - heap blocks of the variants whose lock does not fit in the
  * 56-byte pthread_rwlock_t (Cohort-RW, Per-CPU), keyed by lock address.
  *
- * The handle keeps a pointer to its block, installed on first use.  The
- * registry remembers which block belongs to which lock address, because
+ * The handle keeps a pointer to its block, installed on first use, beside
+ * a seal: pointer ^ lock address ^ a per-process random secret.  A pointer
+ * counts only if its seal matches the address it is read at, so a lock
+ * copied elsewhere (memcpy, realloc), garbage bytes, or a stale image are
+ * not this address's lock: they are a fresh unlocked lock and get a block
+ * of their own.  No unsealed pointer is ever dereferenced.
+ *
+ * The registry remembers which block belongs to which lock address, because
  * programs free locks without pthread_rwlock_destroy (libstdc++'s
  * std::shared_mutex never calls it): when a new lock starts at an address
- * that had one (zero-filled again, or re-initialized), it gets the old
- * block back, reset, instead of a new one.  Memory is thus bounded by the
- * number of distinct lock addresses, which the allocator keeps near the
- * peak number of live locks.  destroy frees the block.
+ * that had one (zero-filled again, re-initialized, or garbage), it gets the
+ * old block back, reset, instead of a new one, provided the block is idle
+ * and of the size the lock needs now; otherwise it gets a new block (an
+ * idle old one is freed, a busy one left alone).  Memory is thus bounded by
+ * the number of distinct lock addresses, which the allocator keeps near
+ * the peak number of live locks.  destroy frees the block.
  *
  * Only first use, init and destroy come here; the lock paths read the
- * pointer from the handle.  Sharded, one glibc mutex per shard (never a
- * pthread_rwlock: those are ours), held across fork by an atfork handler.
+ * sealed pointer from the handle.  Sharded, one glibc mutex per shard
+ * (never a pthread_rwlock: those are ours), held across fork by an atfork
+ * handler.  Every install and removal for an address happens under its
+ * shard's mutex.
  */
 #ifndef LIBBRAVO_REGISTRY_H
 #define LIBBRAVO_REGISTRY_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-/* Make a block a fresh unlocked lock. */
-typedef void (*block_reset_fn)(void *block);
+/* The two words of the handle the registry owns (16 bytes, in that order). */
+struct heap_slot {
+	_Atomic uintptr_t seal;  /* block ^ lock address ^ registry_secret */
+	void *_Atomic block;     /* NULL: none */
+};
+
+/* What a lock needs of its block now. */
+struct block_kind {
+	size_t size;                               /* bytes */
+	uintptr_t param;                           /* passed to reset */
+	void (*reset)(void *block, uintptr_t param); /* make it a fresh unlocked lock */
+	bool (*idle)(void *block);                 /* nobody holds or waits; NULL: always */
+};
+
+/* Per-process, never 0 once a block was sealed; 0 before. */
+extern _Atomic uintptr_t registry_secret;
+
+static inline uintptr_t registry_seal(const void *addr, const void *block, uintptr_t secret)
+{
+	return (uintptr_t)block ^ (uintptr_t)addr ^ secret;
+}
+
+/* The block sealed to addr in *hs, or NULL (none, a copy, or garbage). */
+static inline void *registry_block(const void *addr, struct heap_slot *hs)
+{
+	/* Acquire: pairs with the release that installed the (reset) block. */
+	void *b = atomic_load_explicit(&hs->block, memory_order_acquire);
+	uintptr_t secret = atomic_load_explicit(&registry_secret, memory_order_relaxed);
+
+	if (!b || !secret ||
+	    atomic_load_explicit(&hs->seal, memory_order_relaxed) != registry_seal(addr, b, secret))
+		return NULL;
+	return b;
+}
 
 /*
- * The block for the lock at addr, installed in *slot: *slot if set, else
- * the block remembered for addr (reset), else a new one (128-byte aligned,
- * reset).  NULL if no memory.
+ * The block for the lock at addr, sealed into *hs: the one already sealed
+ * there, else the block remembered for addr (reset, if idle and of the
+ * size), else a new one (128-byte aligned, reset).  NULL if no memory.
  */
-void *registry_attach(const void *addr, void *_Atomic *slot, size_t size, block_reset_fn reset);
+void *registry_attach(const void *addr, struct heap_slot *hs, const struct block_kind *kind);
 
-/* Forget addr's block and free it; clears *slot. */
-void registry_detach(const void *addr, void *_Atomic *slot);
+/*
+ * destroy: forget addr's block and free it.  If *hs holds a sealed block,
+ * *hs is cleared; if not, *hs is not written at all (the lock may be in
+ * read-only memory) and a block still remembered for addr is freed only
+ * if idle.  The caller has checked that a sealed block is idle.
+ */
+void registry_detach(const void *addr, struct heap_slot *hs);
 
-/* Register the fork handlers (once, at load). */
+/* Register the fork handlers; idempotent (a first use may come before load). */
 void registry_atfork(void);
 
 #endif

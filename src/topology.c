@@ -3,8 +3,12 @@
  */
 #include "topology.h"
 
+#include <dirent.h>
+#include <stdatomic.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #ifdef HAVE_LIBNUMA
@@ -47,12 +51,80 @@ static void split_artificial(uint16_t *table, unsigned ids, unsigned ncpus, unsi
 	}
 }
 
-static unsigned read_numa(uint16_t *table, unsigned ids)
-{
 #ifdef HAVE_LIBNUMA
-	if (numa_available() >= 0) {
-		unsigned nodes = (unsigned)numa_max_node() + 1;
+/* Parse a sysfs CPU list ("0-3,8,10-11") into table[c] = node, c < ids. */
+static void mark_cpulist(const char *list, uint16_t *table, unsigned ids, uint16_t node)
+{
+	const char *p = list;
 
+	while (*p >= '0' && *p <= '9') {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		for (unsigned long c = lo; c <= hi && c < ids; c++)
+			table[c] = node;
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+}
+
+/*
+ * The nodes from /sys/devices/system/node/node<N>/cpulist: the machine's
+ * NUMA nodes without libnuma.  0 if sysfs does not say.
+ */
+static unsigned read_sysfs_nodes(uint16_t *table, unsigned ids)
+{
+	DIR *d = opendir("/sys/devices/system/node");
+	struct dirent *de;
+	unsigned nodes = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char path[320], list[4096];
+		unsigned long n;
+		char *end;
+		FILE *f;
+
+		if (strncmp(de->d_name, "node", 4) != 0 || de->d_name[4] < '0' || de->d_name[4] > '9')
+			continue;
+		n = strtoul(de->d_name + 4, &end, 10);
+		if (*end != '\0' || n >= MAX_NODES)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpulist", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(list, sizeof(list), f))
+			mark_cpulist(list, table, ids, (uint16_t)n);
+		fclose(f);
+		if (n + 1 > nodes)
+			nodes = (unsigned)n + 1;
+	}
+	closedir(d);
+	return nodes;
+}
+#endif
+
+/*
+ * libnuma's answers are defined only after its own constructor ran, and a
+ * preloaded library's constructor (or one of the program's libraries) may
+ * lock before that: numa_max_node() is then -1 and numa_node_of_cpu()
+ * allocates a CPU mask of size 0, which makes libnuma exit(1).  Ask it only
+ * once it has sized its masks; read sysfs otherwise.
+ */
+static unsigned read_numa(uint16_t *table, unsigned ids, const char **source)
+{
+	for (unsigned c = 0; c < ids; c++)
+		table[c] = 0;
+#ifdef HAVE_LIBNUMA
+	unsigned nodes;
+
+	if (numa_available() >= 0 && numa_num_possible_cpus() > 0 && numa_max_node() >= 0) {
+		nodes = (unsigned)numa_max_node() + 1;
 		if (nodes > MAX_NODES)
 			nodes = MAX_NODES;
 		for (unsigned c = 0; c < ids; c++) {
@@ -60,11 +132,18 @@ static unsigned read_numa(uint16_t *table, unsigned ids)
 
 			table[c] = (uint16_t)(node < 0 || (unsigned)node >= nodes ? 0 : node);
 		}
+		*source = "libnuma";
 		return nodes;
 	}
-#endif
+	nodes = read_sysfs_nodes(table, ids);
+	if (nodes >= 1) {
+		*source = "sysfs";
+		return nodes;
+	}
 	for (unsigned c = 0; c < ids; c++)
 		table[c] = 0;
+#endif
+	*source = "single";
 	return 1;
 }
 
@@ -81,11 +160,15 @@ static void topology_read(void)
 		topology.nnodes = config.cohort_nodes;
 		topology.node_source = "artificial";
 	} else {
-		topology.nnodes = read_numa(table, ids);
-		topology.node_source = topology.nnodes > 1 ? "libnuma" : "single";
+		const char *source;
+
+		topology.nnodes = read_numa(table, ids, &source);
+		topology.node_source = topology.nnodes > 1 ? source : "single";
 	}
-	topology.ncpu_ids = ids;
+	/* The table first: a reader that sees the new count sees a table that big. */
 	topology.node_of_cpu = table;
+	atomic_thread_fence(memory_order_release);
+	topology.ncpu_ids = ids;
 }
 
 void topology_load(void)

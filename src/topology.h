@@ -1,9 +1,11 @@
 /*
- * topology.h - CPUs and NUMA nodes, read once at load, for the variants
- * that place readers by where they run (Per-CPU, Cohort-RW).
+ * topology.h - CPUs and NUMA nodes, read once (at load, or at the first
+ * lock call if that comes first), for the variants that place readers by
+ * where they run (Per-CPU, Cohort-RW).
  *
  * Nodes come from libnuma when the build has it and the kernel supports
- * it; otherwise there is one node.  BRAVO_COHORT_NODES=K instead splits the
+ * it (from sysfs, as libnuma would, when the first call comes before
+ * libnuma's own constructor has run); otherwise there is one node.  BRAVO_COHORT_NODES=K instead splits the
  * online CPUs into K contiguous blocks ("artificial nodes"), so the
  * multi-node paths run on a one-node machine.  Lookups on the lock paths
  * are a sched_getcpu() (rseq-backed in glibc >= 2.35) and a table read.
@@ -18,13 +20,13 @@ struct topology {
 	unsigned ncpus;        /* online CPUs at load, >= 1 */
 	unsigned nnodes;       /* >= 1 */
 	unsigned ncpu_ids;     /* size of node_of_cpu */
-	const char *node_source; /* "libnuma", "artificial" or "single" */
+	const char *node_source; /* "libnuma", "sysfs", "artificial" or "single" */
 	uint16_t *node_of_cpu; /* CPU id -> node */
 };
 
 extern struct topology topology;
 
-/* Read the machine (and BRAVO_COHORT_NODES); idempotent. */
+/* Read the machine (and BRAVO_COHORT_NODES, so config_load() first); idempotent. */
 void topology_load(void);
 
 static inline unsigned topology_cpu(void)

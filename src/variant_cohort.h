@@ -4,10 +4,17 @@
  * The per-acquisition word is the caller's node, computed once when it
  * locks: a reader that migrated still releases the indicator it raised, a
  * writer the local lock it took.  Writer-preferring whatever the kind.
+ *
+ * Every call may be the first of the process, before libbravo's
+ * constructor: the block is built only after the settings and the
+ * topology are read (node count, hand-off bound), and the registry never
+ * reuses a block of another size.
  */
 #ifndef LIBBRAVO_VARIANT_COHORT_H
 #define LIBBRAVO_VARIANT_COHORT_H
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "../locks/cohort.h"
@@ -22,14 +29,49 @@ static unsigned cohort_nodes(void)
 	return topology.nnodes < COHORT_MAX_NODES ? topology.nnodes : COHORT_MAX_NODES;
 }
 
-static void cohort_reset(void *block)
+/* param: nodes in the low half, the hand-off bound in the high half. */
+static void cohort_reset(void *block, uintptr_t param)
 {
-	cohort_rw_init(block, cohort_nodes(), config.cohort_handoff);
+	cohort_rw_init(block, (unsigned)(param & 0xffffffffu), (unsigned)(param >> 32));
 }
 
-static struct cohort_rw *cohort_of(pthread_rwlock_t *rw)
+static bool cohort_block_idle(void *block)
 {
-	return handle_block(rw, cohort_rw_size(cohort_nodes()), cohort_reset);
+	return cohort_rw_is_idle(block);
+}
+
+static void cohort_load_once(void)
+{
+	topology_load();
+	registry_atfork();
+}
+
+/* Idempotent: the first lock call may come before the constructor. */
+static inline void variant_load(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, cohort_load_once);
+}
+
+static __attribute__((noinline)) struct cohort_rw *cohort_attach(pthread_rwlock_t *rw)
+{
+	struct block_kind kind;
+	unsigned nodes;
+
+	nodes = cohort_nodes();
+	kind = (struct block_kind){ cohort_rw_size(nodes),
+				    nodes | (uintptr_t)config.cohort_handoff << 32,
+				    cohort_reset, cohort_block_idle };
+	return registry_attach(rw, handle_block_slot(rw), &kind);
+}
+
+/* The lock's block, attached on first use; NULL: no memory. */
+static inline struct cohort_rw *cohort_of(pthread_rwlock_t *rw)
+{
+	struct cohort_rw *l = handle_sealed_block(rw);
+
+	return __builtin_expect(l != NULL, 1) ? l : cohort_attach(rw);
 }
 
 /* The caller's node, folded into the lock's own node count. */
@@ -38,12 +80,6 @@ static unsigned node_for(struct cohort_rw *l)
 	unsigned node = topology_node();
 
 	return node < l->global.nnodes ? node : node % l->global.nnodes;
-}
-
-static inline void variant_load(void)
-{
-	topology_load();
-	registry_atfork();
 }
 
 static inline const char *variant_detail(void)
@@ -64,7 +100,7 @@ static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 
 static inline bool variant_is_idle(pthread_rwlock_t *rw)
 {
-	struct cohort_rw *l = handle_held_block(rw);
+	struct cohort_rw *l = handle_sealed_block(rw);
 
 	return !l || cohort_rw_is_idle(l);
 }
@@ -81,16 +117,13 @@ static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
 	(void)data;
 }
 
-static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
-{
-	(void)rw;
-	(void)data;
-	return false; /* TODO(i12-heap): release a read hold on another reader's behalf */
-}
-
+/*
+ * EBUSY, changing nothing, if the lock is held or waited for.  A lock
+ * without a (sealed) block is an unused lock: its bytes are not written.
+ */
 static inline int variant_destroy(pthread_rwlock_t *rw)
 {
-	struct cohort_rw *l = handle_held_block(rw);
+	struct cohort_rw *l = handle_sealed_block(rw);
 
 	if (l && !cohort_rw_is_idle(l))
 		return EBUSY;
@@ -126,7 +159,31 @@ static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 
 static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
-	cohort_rw_read_unlock(handle_held_block(rw), (unsigned)data);
+	struct cohort_rw *l = handle_held_block(rw);
+
+	if (l)
+		cohort_rw_read_unlock(l, (unsigned)data);
+}
+
+/*
+ * The caller holds nothing on the lock: if some thread holds it for
+ * reading, release one read hold (on a node with a reader present, the
+ * node in *data) and return true; otherwise change nothing, false.
+ */
+static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	struct cohort_rw *l = handle_sealed_block(rw);
+
+	if (!l)
+		return false;
+	for (unsigned n = 0; n < l->global.nnodes; n++) {
+		if (cohort_rw_readers_present(l, n)) {
+			cohort_rw_read_unlock(l, n);
+			*data = n;
+			return true;
+		}
+	}
+	return false;
 }
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
@@ -147,7 +204,10 @@ static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
-	cohort_rw_write_unlock(handle_held_block(rw), (unsigned)data);
+	struct cohort_rw *l = handle_held_block(rw);
+
+	if (l)
+		cohort_rw_write_unlock(l, (unsigned)data);
 }
 
 #endif

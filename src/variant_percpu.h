@@ -2,32 +2,64 @@
  * variant_percpu.c - the Per-CPU variant: one BA sub-lock per online CPU
  * (locks/percpu.h) in a heap block.  A reader's per-acquisition word is the
  * sub-lock index it took, so it releases that one after a migration.
+ *
+ * Every call may be the first of the process, before libbravo's
+ * constructor: the block is built only after the topology is read, and
+ * the registry never reuses a block of another size.
  */
 #ifndef LIBBRAVO_VARIANT_PERCPU_H
 #define LIBBRAVO_VARIANT_PERCPU_H
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "../locks/percpu.h"
+#include "config.h"
 #include "heap_handle.h"
 #include "topology.h"
 
 static const char variant_name[] = "percpu";
 
-static void percpu_reset(void *block)
+static void percpu_reset(void *block, uintptr_t nsub)
 {
-	percpu_init(block, topology.ncpus);
+	percpu_init(block, (unsigned)nsub);
 }
 
-static struct percpu_lock *percpu_of(pthread_rwlock_t *rw)
+static bool percpu_block_idle(void *block)
 {
-	return handle_block(rw, percpu_size(topology.ncpus), percpu_reset);
+	return percpu_is_idle(block);
 }
 
-static inline void variant_load(void)
+static void percpu_load_once(void)
 {
 	topology_load();
 	registry_atfork();
+}
+
+/* Idempotent: the first lock call may come before the constructor. */
+static inline void variant_load(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, percpu_load_once);
+}
+
+static __attribute__((noinline)) struct percpu_lock *percpu_attach(pthread_rwlock_t *rw)
+{
+	struct block_kind kind;
+
+	kind = (struct block_kind){ percpu_size(topology.ncpus), topology.ncpus,
+				    percpu_reset, percpu_block_idle };
+	return registry_attach(rw, handle_block_slot(rw), &kind);
+}
+
+/* The lock's block, attached on first use; NULL: no memory. */
+static inline struct percpu_lock *percpu_of(pthread_rwlock_t *rw)
+{
+	struct percpu_lock *l = handle_sealed_block(rw);
+
+	return __builtin_expect(l != NULL, 1) ? l : percpu_attach(rw);
 }
 
 static inline const char *variant_detail(void)
@@ -47,7 +79,7 @@ static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 
 static inline bool variant_is_idle(pthread_rwlock_t *rw)
 {
-	struct percpu_lock *l = handle_held_block(rw);
+	struct percpu_lock *l = handle_sealed_block(rw);
 
 	return !l || percpu_is_idle(l);
 }
@@ -64,16 +96,13 @@ static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
 	(void)data;
 }
 
-static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
-{
-	(void)rw;
-	(void)data;
-	return false; /* TODO(i12-heap): release a read hold on another reader's behalf */
-}
-
+/*
+ * EBUSY, changing nothing, if the lock is held or waited for.  A lock
+ * without a (sealed) block is an unused lock: its bytes are not written.
+ */
 static inline int variant_destroy(pthread_rwlock_t *rw)
 {
-	struct percpu_lock *l = handle_held_block(rw);
+	struct percpu_lock *l = handle_sealed_block(rw);
 
 	if (l && !percpu_is_idle(l))
 		return EBUSY;
@@ -109,7 +138,31 @@ static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 
 static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
-	percpu_read_unlock(handle_held_block(rw), (unsigned)data);
+	struct percpu_lock *l = handle_held_block(rw);
+
+	if (l)
+		percpu_read_unlock(l, (unsigned)data);
+}
+
+/*
+ * The caller holds nothing on the lock: if some thread holds it for
+ * reading, release one read hold (on a sub-lock with a reader inside, its
+ * index in *data) and return true; otherwise change nothing, false.
+ */
+static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	struct percpu_lock *l = handle_sealed_block(rw);
+
+	if (!l)
+		return false;
+	for (unsigned i = 0; i < l->nsub; i++) {
+		if (percpu_readers_in(l, i)) {
+			percpu_read_unlock(l, i);
+			*data = i;
+			return true;
+		}
+	}
+	return false;
 }
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
@@ -132,8 +185,11 @@ static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
+	struct percpu_lock *l = handle_held_block(rw);
+
 	(void)data;
-	percpu_write_unlock(handle_held_block(rw));
+	if (l)
+		percpu_write_unlock(l);
 }
 
 #endif

@@ -1066,6 +1066,90 @@ START_TEST(global_waiter_timing_out_as_it_is_granted_the_lock_leaves_nothing_hel
 }
 END_TEST
 
+/* ------------------------------- readers present (a release by another thread) */
+
+START_TEST(readers_present_counts_each_nodes_readers)
+{
+	struct cohort_rw *l = lock_new(3, COHORT_DEFAULT_HANDOFF_BOUND);
+
+	ck_assert_uint_eq(cohort_rw_readers_present(l, 0), 0);
+	ck_assert_int_eq(cohort_rw_read_lock(l, 0, NULL), 0);
+	ck_assert_int_eq(cohort_rw_read_lock(l, 0, NULL), 0);
+	ck_assert_int_eq(cohort_rw_read_lock(l, 2, NULL), 0);
+	ck_assert_uint_eq(cohort_rw_readers_present(l, 0), 2);
+	ck_assert_uint_eq(cohort_rw_readers_present(l, 1), 0);
+	ck_assert_uint_eq(cohort_rw_readers_present(l, 2), 1);
+	cohort_rw_read_unlock(l, 0);
+	cohort_rw_read_unlock(l, 2);
+	ck_assert_uint_eq(cohort_rw_readers_present(l, 0), 1);
+	ck_assert_uint_eq(cohort_rw_readers_present(l, 2), 0);
+	cohort_rw_read_unlock(l, 0);
+	ck_assert_uint_eq(cohort_rw_readers_present(l, 0), 0);
+	ck_assert(cohort_rw_is_idle(l));
+	free(l);
+}
+END_TEST
+
+START_TEST(readers_present_is_zero_on_every_node_while_a_writer_holds)
+{
+	struct cohort_rw *l = lock_new(2, COHORT_DEFAULT_HANDOFF_BOUND);
+	struct actor r;
+
+	ck_assert_int_eq(cohort_rw_write_lock(l, 0, NULL), 0);
+	/* A reader waiting behind the writer is not present. */
+	actor_start(&r, l, 1, ACT_READ, 0, false);
+	WAIT_UNTIL(reader_parked(l));
+	ck_assert_uint_eq(cohort_rw_readers_present(l, 0), 0);
+	ck_assert_uint_eq(cohort_rw_readers_present(l, 1), 0);
+	cohort_rw_write_unlock(l, 0);
+	actor_finish(&r);
+	ck_assert_int_eq(r.result, 0);
+	ck_assert(cohort_rw_is_idle(l));
+	free(l);
+}
+END_TEST
+
+static void *read_lock_and_leave(void *arg)
+{
+	ck_assert_int_eq(cohort_rw_read_lock(arg, 1, NULL), 0);
+	return NULL; /* holds it: another thread will release it */
+}
+
+/* What variant_read_release_other does: release one hold found on some node. */
+static bool release_one_reader(struct cohort_rw *l)
+{
+	for (unsigned n = 0; n < l->global.nnodes; n++) {
+		if (cohort_rw_readers_present(l, n)) {
+			cohort_rw_read_unlock(l, n);
+			return true;
+		}
+	}
+	return false;
+}
+
+START_TEST(read_hold_released_by_another_thread_lets_a_draining_writer_in)
+{
+	struct cohort_rw *l = lock_new(2, COHORT_DEFAULT_HANDOFF_BOUND);
+	struct actor w;
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, read_lock_and_leave, l), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_uint_eq(cohort_rw_readers_present(l, 1), 1);
+	actor_start(&w, l, 0, ACT_WRITE, 0, true);
+	WAIT_UNTIL(writer_active(l));
+	ck_assert(!entered(&w));
+	ck_assert(release_one_reader(l));
+	WAIT_UNTIL(entered(&w));
+	/* Write-held: no read hold to release. */
+	ck_assert(!release_one_reader(l));
+	actor_finish(&w);
+	ck_assert(!release_one_reader(l));
+	ck_assert(cohort_rw_is_idle(l));
+	free(l);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- stress */
 
 /*
@@ -1285,6 +1369,13 @@ static Suite *cohort_suite(void)
 	tcase_add_test(tc, readers_on_every_node_share_the_lock);
 	tcase_add_test(tc, held_lock_is_not_idle);
 	tcase_add_loop_test(tc, every_node_index_takes_and_releases_both_modes, 1, 5);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("readers_present");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, readers_present_counts_each_nodes_readers);
+	tcase_add_test(tc, readers_present_is_zero_on_every_node_while_a_writer_holds);
+	tcase_add_test(tc, read_hold_released_by_another_thread_lets_a_draining_writer_in);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("trylock");
