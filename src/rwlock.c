@@ -34,6 +34,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "config.h"
@@ -104,16 +105,30 @@ __attribute__((constructor)) static void libbravo_constructor(void)
 
 /* ---- misuse reports ---- */
 
-/* One line on stderr (message.h: errno, SIGPIPE and a reopened fd 2 are safe). */
+/* One line on stderr (message.h: errno and SIGPIPE are safe), if fd 2 is still stderr. */
 static void report(const char *call, const void *rw, const char *what, const void *caller)
 {
 	libbravo_message("%s(%p): %s (caller %p)", call, rw, what, caller);
 }
 
+/*
+ * Strict mode's line goes to whatever fd 2 is now: the user asked for
+ * these lines, and may have pointed fd 2 at a file of their own to get them.
+ */
+static void report_strict(const char *call, const void *rw, const char *what, const void *caller)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line), "libbravo: %s(%p): %s (caller %p)\n",
+			 call, rw, what, caller);
+
+	if (n > 0)
+		libbravo_write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 /* Strict mode: a misuse gets its POSIX error and a line. */
 static int misuse(int err, const char *call, const void *rw, const char *what, const void *caller)
 {
-	report(call, rw, what, caller);
+	report_strict(call, rw, what, caller);
 	return stat_error(err);
 }
 
@@ -284,8 +299,12 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 	if (handle_is_pshared(rw))
 		return real()->destroy(rw);
 	if (!config.strict) {
-		/* glibc's destroy does nothing; a busy heap block is kept. */
-		(void)variant_destroy(rw);
+		/*
+		 * glibc's destroy does nothing: neither do we, except free an
+		 * idle heap block (a busy one is kept for its holders).
+		 */
+		if (VARIANT_HEAP_BLOCK)
+			(void)variant_destroy(rw);
 		return 0;
 	}
 	if (handle_is_destroyed(rw))

@@ -12,13 +12,26 @@
  *   variant_load(), variant_detail()      once at load; what the start-up
  *                                         line says about it
  *   variant_init(rw, attr)                0
+ *   VARIANT_HEAP_BLOCK                    1 if the lock lives in a heap block
  *   variant_destroy(rw)                   0, or EBUSY if held or waited for
+ *                                         (then changing nothing)
+ *   variant_is_idle(rw)                   nobody holds or waits (a snapshot)
  *   variant_read_lock(rw, &data, dl)      0, ETIMEDOUT (EAGAIN: no memory)
  *   variant_read_trylock(rw, &data)       0, EBUSY (EAGAIN: no memory)
  *   variant_read_unlock(rw, data)
  *   variant_write_lock(rw, &data, dl)     0, ETIMEDOUT (EAGAIN: no memory)
  *   variant_write_trylock(rw, &data)      0, EBUSY (EAGAIN: no memory)
  *   variant_write_unlock(rw, data)
+ *
+ * For unlocks by a thread that holds nothing (handoff.h):
+ *
+ *   variant_read_release_other(rw, &data) release one read hold of another
+ *                                         thread, saying which in data;
+ *                                         false if there is none
+ *   variant_hold_class(data)              which holds are interchangeable
+ *   variant_read_forget(rw, data)         a hold released on its reader's
+ *                                         behalf is gone: free what only
+ *                                         the reader may free (a BRAVO slot)
  *
  * data is the per-acquisition word carried in the held-lock list from the
  * lock to its unlock (BRAVO slot, CPU index, NUMA node).

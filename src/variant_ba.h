@@ -10,6 +10,8 @@
 #include "../locks/ba.h"
 #include "handle.h"
 
+#define VARIANT_HEAP_BLOCK 0
+
 static const char variant_name[] = "ba";
 
 _Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),

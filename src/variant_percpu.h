@@ -19,6 +19,8 @@
 #include "heap_handle.h"
 #include "topology.h"
 
+#define VARIANT_HEAP_BLOCK 1
+
 static const char variant_name[] = "percpu";
 
 static void percpu_reset(void *block, uintptr_t nsub)
