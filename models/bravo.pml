@@ -16,13 +16,40 @@
  *                          was clear, scan every slot, on EBUSY/ETIMEDOUT
  *                          fetch_or(RBIAS|USED) and release
  *
+ * With -DRELEASE=1 (and WPREF=0: BRAVO_RELEASE is used over glibc's
+ * reader-preferring rwlock only) the writer follows the drain protocol
+ * instead, step by step:
+ *   bravo_write_acquired   relaxed test of RBIAS|DRAINING under write
+ *                          permission; neither set: enter
+ *   bravo_revoke           RBIAS set: fetch_and(~(RBIAS|USED)), enter at
+ *                          once if the old word had neither USED nor
+ *                          DRAINING; then vr_holds (one seq_cst load per
+ *                          slot, up to the first slot holding the lock);
+ *                          clear: fetch_and(~DRAINING), enter; else try-lock
+ *                          (BRAVO_NOWAIT): fetch_or(RBIAS|USED) only if this
+ *                          call cleared RBias, unlock, EBUSY; else
+ *                          (BRAVO_RELEASE) fetch_or(DRAINING), EAGAIN
+ *   bravo_write_lock loop  unlock the underlying lock, bravo_drain_wait
+ *                          (vr_wait_for_readers: wait on each slot in turn
+ *                          until it does not hold the lock, holding
+ *                          nothing; a timed writer may give up there,
+ *                          leaving DRAINING set), take the underlying lock
+ *                          again (a timed writer may give up), and back to
+ *                          bravo_write_acquired
+ *   bravo_enable_slowpath  also leaves bias off while DRAINING is set; its
+ *                          CAS compares the whole word, DRAINING included
+ * The fast path ignores DRAINING (it needs RBias, which stays clear).
+ * Tolerated slots (bravo_tolerated_slots) are not modelled: tolerance is 0.
+ * Readers publish the lock's token; "lock + 1 in the slot" stands for it
+ * (locks are never re-initialized here).
+ *
  * Abstractions:
  *  - The underlying lock (BA or glibc's rwlock) is an atomic reader-writer
  *    lock: a reader count and a writer flag changed in one atomic step.  Its
  *    own correctness is the subject of ba.pml.
- *  - The BRAVO word is split into rbias[], used[], waiters[]; every C
- *    operation on the word is one atomic step on all three (they are all
- *    single RMWs or loads of one 64-bit word in the code).
+ *  - The BRAVO word is split into rbias[], used[], draining[], waiters[];
+ *    every C operation on the word is one atomic step on all of them (they
+ *    are all single RMWs or loads of one 64-bit word in the code).
  *  - InhibitUntil (time) is a nondeterministic choice: a slow reader may
  *    find bias inhibited or not.  bravo_inhibit's CAS loop only rewrites the
  *    time bits and preserves the low bits, so it is a no-op here; it runs
@@ -67,7 +94,11 @@
  *    waits longer, which SPIN covers by scheduling the store later.  A writer
  *    that reads the unlock's NULL synchronizes with it through the acquire
  *    fence after the scan, so the reader's critical section happens before
- *    the writer's.
+ *    the writer's.  DRAINING is set and cleared (relaxed RMWs) only under
+ *    write permission and read only under read or write permission (the
+ *    fast path never reads it), so the underlying lock orders every access
+ *    to it; the drain wait's slot loads only decide how long the writer
+ *    waits, since it scans again under write permission before it enters.
  *
  * Properties:
  *  - mutual exclusion: a writer in its critical section sees no reader
@@ -77,18 +108,29 @@
  *    is left holding a lock once its reader is back outside (assertion at
  *    the top of the reader loop);
  *  - no deadlock: SPIN's invalid end-state check (only the loop heads are
- *    valid end states).
+ *    valid end states);
+ *  - RELEASE: bias stays off while a drain is under way (RBIAS and
+ *    DRAINING never both set; asserted in every step that sets either),
+ *    and a writer in its drain wait does not hold the underlying lock, so
+ *    slow readers get in through it meanwhile (reader preference; asserted
+ *    when the wait begins).
  *
  * Parameters (-D on the spin command line): NR readers (2), NW writers (1),
  * NS slots (2), WLOCKS (1: writers use lock 0 only, readers always use
  * both; 2: writers use both, a larger state space), WPREF 1 for a
  * writer-preferring underlying lock (BA; the waiter count is then
- * modelled), MUTANT 0 for the real algorithm or:
+ * modelled), RELEASE 1 for the drain protocol of BRAVO_RELEASE (needs
+ * WPREF 0), MUTANT 0 for the real algorithm or:
  *   1  the writer scans the table before it clears RBias
  *   2  the reader skips the recheck after publishing its slot
  *   3  a failed revocation (EBUSY/ETIMEDOUT) does not set RBias again
  *   4  the reader enters on RBias alone, without setting USED
  *   5  the fast unlock forgets to clear the slot
+ * and, with RELEASE 1:
+ *   6  a writer that finds DRAINING set (and RBias clear) enters unscanned
+ *   7  a slow reader re-enables bias while DRAINING is set
+ *   8  a timed writer that gives up in its drain wait clears DRAINING
+ *   9  the writer keeps the underlying lock through its drain wait
  * Every mutant must produce a counterexample (see models/run-models).
  */
 
@@ -107,8 +149,14 @@
 #ifndef WLOCKS
 #define WLOCKS 1
 #endif
+#ifndef RELEASE
+#define RELEASE 0
+#endif
 #ifndef MUTANT
 #define MUTANT 0
+#endif
+#if RELEASE && WPREF
+#error "RELEASE is for reader-preferring underlying locks: use -DWPREF=0"
 #endif
 
 #define NL 2			/* locks 0 and 1; a slot holds lock+1, 0 = NULL */
@@ -116,10 +164,11 @@
 /* the BRAVO word of each lock */
 bool rbias[NL];
 bool used[NL];
+bool draining[NL];
 byte waiters[NL];
-/* the underlying lock: readers holding it, writer holding it */
+/* the underlying lock: readers holding it, writer holding it (id + 1) */
 byte ur[NL];
-bool uw[NL];
+byte uw[NL];
 /* the visible readers table */
 byte slot[NS];
 /* ghosts: threads inside the critical section, owner of each slot */
@@ -133,6 +182,8 @@ byte owner[NS];
 #define LEAVE_READ(l)  rcs[l]--
 #define ENTER_WRITE(l) atomic { wcs[l]++; assert(rcs[l] == 0 && wcs[l] == 1) }
 #define LEAVE_WRITE(l) wcs[l]--
+/* bias stays off while a drain is under way (checked where either is set) */
+#define BIAS_OFF_WHILE_DRAINING(l) assert(!(rbias[l] && draining[l]))
 
 #define OP_BLOCK 0
 #define OP_TIMED 1
@@ -141,7 +192,7 @@ byte owner[NS];
 proctype reader(byte id)
 {
 	byte l, s, op, i;
-	bool rb, us, ok;
+	bool rb, us, dr, ok;
 	byte wt;
 
 end:	do
@@ -216,10 +267,18 @@ slow:
 		:: atomic { !uw[l] -> ur[l]++ }
 		:: op != OP_BLOCK -> goto done	/* EBUSY or ETIMEDOUT */
 		fi;
-		/* bravo_read_acquired_slow -> bravo_enable_slowpath */
-		atomic { rb = rbias[l]; us = used[l]; wt = waiters[l] }
+		/*
+		 * bravo_read_acquired_slow -> bravo_enable_slowpath: bias stays
+		 * off while it is on, draining, or a writer waits
+		 */
+		atomic { rb = rbias[l]; us = used[l]; dr = draining[l]; wt = waiters[l] }
 		if
+#if MUTANT == 7
+		/* mutant: re-enable bias even while a drain is under way */
 		:: rb || wt != 0 -> skip
+#else
+		:: rb || dr || wt != 0 -> skip
+#endif
 		:: else ->
 			if
 			:: true	/* inhibited (InhibitUntil in the future) */
@@ -227,8 +286,10 @@ slow:
 				/* CAS(word, w, w | RBIAS), release */
 				atomic {
 					if
-					:: rbias[l] == rb && used[l] == us && waiters[l] == wt ->
-						rbias[l] = 1
+					:: rbias[l] == rb && used[l] == us &&
+					   draining[l] == dr && waiters[l] == wt ->
+						rbias[l] = 1;
+						BIAS_OFF_WHILE_DRAINING(l)
 					:: else
 					fi
 				}
@@ -238,7 +299,7 @@ slow:
 		LEAVE_READ(l);
 		ur[l]--;
 done:		/* forget the iteration's locals (smaller state space) */
-		atomic { l = 0; s = 0; op = 0; rb = 0; us = 0; ok = 0; wt = 0 }
+		atomic { l = 0; s = 0; op = 0; rb = 0; us = 0; dr = 0; ok = 0; wt = 0 }
 	od
 }
 
@@ -246,6 +307,9 @@ proctype writer(byte id)
 {
 	byte l, s, op;
 	bool announced, old_used, failed;
+#if RELEASE
+	bool cleared;
+#endif
 
 end:	do
 	:: atomic {
@@ -258,20 +322,20 @@ end:	do
 		:: op == OP_TRY ->
 			atomic {
 				if
-				:: !uw[l] && ur[l] == 0 -> uw[l] = 1
+				:: !uw[l] && ur[l] == 0 -> uw[l] = id + 1
 				:: else -> failed = 1
 				fi
 			}
 			if :: failed -> goto done :: else fi
 		:: op != OP_TRY && !WPREF ->
 			if
-			:: atomic { !uw[l] && ur[l] == 0 -> uw[l] = 1 }
+			:: atomic { !uw[l] && ur[l] == 0 -> uw[l] = id + 1 }
 			:: op == OP_TIMED -> goto done
 			fi
 		:: op != OP_TRY && WPREF ->
 			atomic {
 				if
-				:: !uw[l] && ur[l] == 0 -> uw[l] = 1
+				:: !uw[l] && ur[l] == 0 -> uw[l] = id + 1
 				:: else -> failed = 1
 				fi
 			}
@@ -282,13 +346,103 @@ end:	do
 				waiters[l]++;
 				announced = 1;
 				if
-				:: atomic { !uw[l] && ur[l] == 0 -> uw[l] = 1 }
+				:: atomic { !uw[l] && ur[l] == 0 -> uw[l] = id + 1 }
 				:: op == OP_TIMED -> failed = 1
 				fi
 			:: else
 			fi
 		fi;
 		if :: failed -> goto withdraw :: else fi;
+#if RELEASE
+		/*
+		 * BRAVO_RELEASE (blocking and timed) and BRAVO_NOWAIT (try) over
+		 * a reader-preferring underlying lock: no waiter count.
+		 */
+acquired:
+		/* ---- bravo_write_acquired: relaxed test, stable now ---- */
+#if MUTANT == 6
+		/* mutant: a writer that finds DRAINING alone enters unscanned */
+		if :: !rbias[l] -> goto enter :: else fi;
+#else
+		if :: !rbias[l] && !draining[l] -> goto enter :: else fi;
+#endif
+		/* ---- bravo_revoke ---- */
+		if
+		:: rbias[l] ->
+			/*
+			 * seq_cst fetch_and(~(RBIAS|USED)); old_used: old &
+			 * (USED|DRAINING); cleared: only a try-lock reads it
+			 */
+			atomic {
+				old_used = used[l] || draining[l];
+				rbias[l] = 0; used[l] = 0;
+				cleared = (op == OP_TRY)
+			}
+			/* no fast reader since the last scan: nothing to wait for */
+			if :: !old_used -> goto enter :: else fi
+		:: else	/* DRAINING alone: scan */
+		fi;
+		/* vr_holds: seq_cst load of each slot, up to one holding the lock */
+		s = 0;
+		do
+		:: s < NS && slot[s] != l + 1 -> s++
+		:: else -> break
+		od;
+		if
+		:: s == NS ->
+			/* clear: relaxed fetch_and(~DRAINING) ends any drain */
+			draining[l] = 0;
+			goto enter	/* bravo_inhibit: time bits only */
+		:: else
+		fi;
+		if
+		:: op == OP_TRY ->
+			/* BRAVO_NOWAIT: EBUSY; RBias back only if this call cleared it */
+			atomic {
+				if :: cleared -> rbias[l] = 1; used[l] = 1 :: else fi;
+				BIAS_OFF_WHILE_DRAINING(l)
+			}
+			uw[l] = 0;
+			goto done
+		:: else
+		fi;
+		/* BRAVO_RELEASE: relaxed fetch_or(DRAINING), EAGAIN */
+		atomic { draining[l] = 1; BIAS_OFF_WHILE_DRAINING(l) }
+#if MUTANT != 9
+		/* the caller releases the underlying lock ... */
+		uw[l] = 0;
+#endif
+		/*
+		 * ... and waits in bravo_drain_wait -> vr_wait_for_readers, each
+		 * slot in turn, holding nothing: readers get in through the
+		 * underlying lock meanwhile (reader preference)
+		 */
+		atomic { assert(uw[l] != id + 1); s = 0 }
+		do
+		:: s == NS -> break
+		:: s < NS && slot[s] != l + 1 -> s++
+		:: s < NS && slot[s] == l + 1 && op == OP_TIMED ->
+			/* ETIMEDOUT: DRAINING stays set, a later writer ends it */
+#if MUTANT == 8
+			/* mutant: the writer that gives up ends the drain */
+			draining[l] = 0;
+#endif
+#if MUTANT == 9
+			uw[l] = 0;
+#endif
+			goto done
+		od;
+#if MUTANT == 9
+		/* mutant: held the underlying lock while it waited */
+		uw[l] = 0;
+#endif
+		/* ops->write_lock again (may time out), then re-check */
+		if
+		:: atomic { !uw[l] && ur[l] == 0 -> uw[l] = id + 1 }
+		:: op == OP_TIMED -> goto done
+		fi;
+		goto acquired;
+#else
 		/* ---- bravo_write_acquired: relaxed RBias test, stable now ---- */
 		if
 		:: rbias[l] ->
@@ -331,6 +485,8 @@ end:	do
 			fi
 		:: else
 		fi;
+#endif
+enter:
 		if :: announced -> waiters[l]--; announced = 0 :: else fi;
 		ENTER_WRITE(l);
 		LEAVE_WRITE(l);
@@ -338,7 +494,12 @@ end:	do
 		goto done;
 withdraw:
 		if :: announced -> waiters[l]-- :: else fi;
-done:		atomic { l = 0; s = 0; op = 0; announced = 0; old_used = 0; failed = 0 }
+done:		atomic {
+			l = 0; s = 0; op = 0; announced = 0; old_used = 0; failed = 0;
+#if RELEASE
+			cleared = 0
+#endif
+		}
 	od
 }
 
