@@ -80,26 +80,33 @@ void held_init(void);
 
 /*
  * Record a lock just taken (count 1); false if no memory.  The slot is
- * reserved (lock NULL, which no lookup matches) before it is filled, and
- * every store re-reads the array: a handler on this thread may push its
- * own entries above it, or grow the array, between any two of them.
+ * reserved (lock NULL, which no lookup matches) before it is filled and
+ * named: a handler on this thread pushes its own entries above it.  A
+ * handler may also grow the array between two of these stores (copying
+ * the slot half filled): then the fill is done again in the new array.
  */
 static inline bool held_push(const void *lock, enum held_mode mode, uintptr_t data)
 {
 	struct held_list *l = &held_tls;
 	uint32_t i = l->n;
+	struct held *base;
 
 	if (i == (l->spill ? l->spill->cap : HELD_INLINE) && !held_grow())
 		return false;
-	held_entries(l)[i].lock = 0;
+	base = held_entries(l);
+	base[i].lock = 0;
 	atomic_signal_fence(memory_order_seq_cst);
 	l->n = i + 1;
-	atomic_signal_fence(memory_order_seq_cst);
-	held_entries(l)[i].mode = mode;
-	held_entries(l)[i].count = 1;
-	held_entries(l)[i].data = data;
-	atomic_signal_fence(memory_order_seq_cst);
-	held_entries(l)[i].lock = lock;
+	do {
+		atomic_signal_fence(memory_order_seq_cst);
+		base = held_entries(l);
+		base[i].mode = mode;
+		base[i].count = 1;
+		base[i].data = data;
+		atomic_signal_fence(memory_order_seq_cst);
+		base[i].lock = lock;
+		atomic_signal_fence(memory_order_seq_cst);
+	} while (__builtin_expect(base != held_entries(l), 0));
 	return true;
 }
 

@@ -222,7 +222,8 @@ static int held_check(struct held *h, enum held_mode mode, bool try)
  * dl == NULL: wait forever; try: never wait.  Timed calls try first, and
  * a deadline in the past (negative tv_sec) then times out at once.
  */
-static int rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
+static inline __attribute__((always_inline)) int
+rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
 			  const struct deadline *dl, const void *caller)
 {
 	struct held *h;
