@@ -1038,6 +1038,79 @@ static void timed_wait_interrupted_by_signal_then_destroy(void)
 	note("both timed waits went on after the signal, timed out at the deadline; destroy 0");
 }
 
+/*
+ * LTP open_posix_testsuite pthread_rwlock_timed{rd,wr}lock/6-2: T blocks
+ * in a timed lock on a write-held lock; its signal handler sleeps past
+ * T's deadline while main unlocks; T must then get the lock (no
+ * ETIMEDOUT), and exits without unlocking; main's destroy of the lock T
+ * left held must return 0 (glibc's destroy checks nothing).
+ */
+static atomic_int ltp_handler_state;
+
+static void ltp_sleepy_handler(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	atomic_store(&ltp_handler_state, 2);
+	sleep_ms(600); /* twice T's timeout */
+	atomic_store(&ltp_handler_state, 3);
+	errno = saved;
+}
+
+struct ltp_thread {
+	pthread_rwlock_t *l;
+	bool write;
+	atomic_int state; /* 1 waiting, 2 returned */
+	int rc;
+};
+
+static void *ltp_thread_main(void *arg)
+{
+	struct ltp_thread *t = arg;
+	struct timespec abs = ts_add_ms(ts_now(CLOCK_REALTIME), 300);
+
+	atomic_store(&t->state, 1);
+	t->rc = t->write ? pthread_rwlock_timedwrlock(t->l, &abs)
+			 : pthread_rwlock_timedrdlock(t->l, &abs);
+	atomic_store(&t->state, 2);
+	return NULL; /* exits holding the lock */
+}
+
+static void timed_lock_resumed_after_handler_then_destroy_of_lock_left_held(void)
+{
+	for (int write = 0; write < 2; write++) {
+		static pthread_rwlock_t l;
+		struct ltp_thread t = { &l, write != 0, 0, -1 };
+		pthread_t th;
+
+		step("%s: main write-locks L; T blocks in a 300 ms timed lock",
+		     write ? "timedwrlock" : "timedrdlock");
+		EXPECT_RC(pthread_rwlock_init(&l, NULL), 0);
+		install(SIGUSR1, ltp_sleepy_handler);
+		atomic_store(&ltp_handler_state, 1);
+		EXPECT_RC(pthread_rwlock_wrlock(&l), 0);
+		if (pthread_create(&th, NULL, ltp_thread_main, &t) != 0)
+			fail("pthread_create failed");
+		while (atomic_load(&t.state) != 1)
+			sleep_ms(1);
+		sleep_ms(100);
+		step("SIGUSR1 to T; its handler sleeps 600 ms; main unlocks meanwhile");
+		pthread_kill(th, SIGUSR1);
+		while (atomic_load(&ltp_handler_state) != 2)
+			sleep_ms(1);
+		EXPECT_RC(pthread_rwlock_unlock(&l), 0);
+		pthread_join(th, NULL);
+		if (t.rc != 0)
+			fail("T's %s returned %s after its handler, expected 0 (the lock was "
+			     "free when the handler returned)", write ? "timedwrlock" : "timedrdlock",
+			     errname(t.rc));
+		step("T exited holding L; main destroys L");
+		EXPECT_RC(pthread_rwlock_destroy(&l), 0);
+	}
+	note("both timed locks got the lock after the handler; destroy of the lock left held: 0");
+}
+
 /* ------------------------------------------------------------------ */
 /* 9. CPU burnt by a blocked writer                                     */
 /* ------------------------------------------------------------------ */
@@ -1241,6 +1314,7 @@ static const struct check checks[] = {
 	CHECK(signal_handler_taking_many_locks_loses_no_hold, 5),
 	CHECK(unlock_by_other_thread_releases_read_lock, 5),
 	CHECK(timed_wait_interrupted_by_signal_then_destroy, 6),
+	CHECK(timed_lock_resumed_after_handler_then_destroy_of_lock_left_held, 5),
 	CHECK(waiting_writer_does_not_burn_cpu, 5),
 	CHECK(unlock_by_non_holder_of_unlocked_lock_returns_zero, 3),
 	{ "unlock_of_unlocked_lock_leaves_it_usable", unlock_of_unlocked_lock_leaves_it_usable, 4, true },
