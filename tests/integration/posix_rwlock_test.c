@@ -9,11 +9,17 @@
  *   RWLOCK_UNDER_TEST=glibc  skip the checks that only libbravo promises
  *                            (they are marked [libbravo] below and are not
  *                            registered; a line on stderr names each one).
+ *   BRAVO_CHECK=1            libbravo's strict mode (tests/run-variant runs
+ *                            the test case "strict" so, CK_RUN_CASE=strict):
+ *                            the checks of its errors ([strict]) are
+ *                            registered, and those of the default mode's
+ *                            glibc results ([default]) are not.
  *   EXPECT_RWLOCK_LIB=NAME   basename of the object that must define the
  *                            pthread_rwlock_* functions (default libc.so.6).
  *
- * Internal entry point (used by one test, which re-executes this binary):
+ * Internal entry points (used by tests, which re-execute this binary):
  *   posix_rwlock_test --pshared-exec-child PATH READ_FD WRITE_FD
+ *   posix_rwlock_test --unlock-misuse-child write-held|free
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -170,6 +176,7 @@ struct holder {
 	pthread_t th;
 	sem_t acquired, release;
 	int lock_rc, unlock_rc;
+	bool keep;              /* leave without unlocking (its hold was released for it) */
 };
 
 static void *holder_main(void *p)
@@ -183,7 +190,7 @@ static void *holder_main(void *p)
 	h->lock_rc = h->write ? pthread_rwlock_wrlock(h->lock) : pthread_rwlock_rdlock(h->lock);
 	sem_post(&h->acquired);
 	sem_wait(&h->release);
-	if (h->lock_rc == 0)
+	if (h->lock_rc == 0 && !h->keep)
 		h->unlock_rc = pthread_rwlock_unlock(h->lock);
 	return NULL;
 }
@@ -205,6 +212,15 @@ static void holder_start_warm(struct holder *h, pthread_rwlock_t *l, bool write,
 static void holder_start(struct holder *h, pthread_rwlock_t *l, bool write)
 {
 	holder_start_warm(h, l, write, 0);
+}
+
+static void holder_stop(struct holder *h);
+
+/* Let the holder exit without unlocking (glibc: another thread released its hold). */
+static void holder_stop_keeping(struct holder *h)
+{
+	h->keep = true;
+	holder_stop(h);
 }
 
 static void holder_stop(struct holder *h)
@@ -806,23 +822,302 @@ START_TEST(tryrdlock_while_other_threads_hold_read_succeeds)
 END_TEST
 
 /* ------------------------------------------------------------------ */
-/* EPERM [libbravo]                                                    */
+/* Unlock by a thread that holds nothing                               */
+/*                                                                     */
+/* Default mode: glibc's results.  glibc's unlock releases one read   */
+/* hold of whoever holds the lock for reading (well-defined: run under */
+/* glibc too); on a free lock, or one another thread write-holds, it   */
+/* corrupts its lock, and libbravo's documented 0 (nothing changed) is */
+/* checked under libbravo only ([libbravo]).  Strict mode             */
+/* (BRAVO_CHECK=1): EPERM and nothing released ([strict], below).      */
 /* ------------------------------------------------------------------ */
 
-START_TEST(unlock_of_free_lock_returns_eperm)
+static void check_basic_usage(pthread_rwlock_t *l);
+
+/*
+ * libbravo writes its lines only to the stderr the process had at load, so
+ * a misuse whose line is checked runs in a fresh image of this program
+ * (--unlock-misuse-child CASE, same environment) with stderr on a pipe.
+ * The child prints its lock's address on stdout and exits 0 if every
+ * unlock returned what the mode promises.  Returns the child's stderr;
+ * *addr gets the address.
+ */
+static char *misuse_child_stderr(const char *which, char *addr, size_t addr_len)
+{
+	static char buf[8192];
+	int out[2], err[2], status;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+	FILE *f;
+
+	ck_assert_rc(pipe(out), 0);
+	ck_assert_rc(pipe(err), 0);
+	pid = fork();
+	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		execl("/proc/self/exe", "posix_rwlock_test", "--unlock-misuse-child", which, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	while (got < sizeof(buf) - 1 && (n = read(err[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	buf[got] = 0;
+	close(err[0]);
+	f = fdopen(out[0], "r");
+	ck_assert_msg(f && fgets(addr, (int)addr_len, f), "the misuse child printed no address; stderr: %s", buf);
+	addr[strcspn(addr, "\n")] = 0;
+	fclose(f);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "misuse child %s failed (status 0x%x); stderr: %s", which, status, buf);
+	return buf;
+}
+
+/* Lines of s that start with prefix ("": all lines). */
+static int count_lines(const char *s, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		n += strncmp(p, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+/* The child side: CASE is write-held (another thread write-holds) or free. */
+static int unlock_misuse_child(int argc, char **argv)
+{
+	pthread_rwlock_t l;
+	struct holder h;
+	bool write_held;
+	int want = strict_mode() ? EPERM : 0, bad = 0;
+
+	alarm(30);
+	if (argc != 3)
+		return 2;
+	write_held = strcmp(argv[2], "write-held") == 0;
+	pthread_rwlock_init(&l, NULL);
+	printf("%p\n", (void *)&l);
+	fflush(stdout);
+	memset(&h, 0, sizeof(h));
+	if (write_held) {
+		h.lock = &l;
+		h.write = true;
+		sem_init(&h.acquired, 0, 0);
+		sem_init(&h.release, 0, 0);
+		if (pthread_create(&h.th, NULL, holder_main, &h) != 0)
+			return 3;
+		sem_wait(&h.acquired);
+	}
+	for (int i = 0; i < 2; i++)
+		bad += pthread_rwlock_unlock(&l) != want;
+	/* nothing was released */
+	bad += pthread_rwlock_trywrlock(&l) != (write_held ? EBUSY : 0);
+	if (!write_held)
+		bad += pthread_rwlock_unlock(&l) != 0;
+	if (write_held) {
+		sem_post(&h.release);
+		pthread_join(h.th, NULL);
+		bad += h.unlock_rc != 0;
+	}
+	bad += pthread_rwlock_trywrlock(&l) != 0;
+	return bad ? 1 : 0;
+}
+
+/* [libbravo] glibc's unlock of a free lock drives its reader count below zero */
+START_TEST(unlock_of_free_lock_returns_0_and_changes_nothing)
 {
 	pthread_rwlock_t l;
 
 	init_default(&l);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	/* nothing changed: the lock is still free */
+	ck_assert_other(&l, OP_TRYWR, 0, 0);
+	ck_assert_rc(pthread_rwlock_wrlock(&l), 0);
+	ck_assert_other(&l, OP_TRYRD, 0, EBUSY);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_rdlock(&l), 0);
+	ck_assert_other(&l, OP_TRYWR, 0, EBUSY);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_other(&l, OP_TRYWR, 0, 0);
+}
+END_TEST
+
+/* [libbravo] */
+START_TEST(unlock_after_releasing_all_read_locks_returns_0_and_changes_nothing)
+{
+	pthread_rwlock_t l;
+
+	init_default(&l);
+	ck_assert_rc(pthread_rwlock_rdlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_rdlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_other(&l, OP_TRYWR, 0, 0);
+	check_basic_usage(&l);
+}
+END_TEST
+
+/* [libbravo] */
+START_TEST(unlock_after_releasing_write_lock_returns_0_and_changes_nothing)
+{
+	pthread_rwlock_t l;
+
+	init_default(&l);
+	ck_assert_rc(pthread_rwlock_wrlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_other(&l, OP_TRYWR, 0, 0);
+	check_basic_usage(&l);
+}
+END_TEST
+
+/*
+ * glibc: an unlock by any thread releases one read hold.  libbravo does the
+ * same on another reader's behalf; the reader's own unlock later returns
+ * 0 and releases nothing more (under glibc the reader must not unlock).
+ */
+START_TEST(unlock_while_other_thread_holds_read_releases_that_hold_as_glibc_does)
+{
+	pthread_rwlock_t l;
+	struct holder h;
+
+	init_default(&l);
+	holder_start_warm(&h, &l, false, 20);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	/* the lock is free now: a writer gets it */
+	ck_assert_other(&l, OP_TRYWR, 0, 0);
+	ck_assert_rc(pthread_rwlock_wrlock(&l), 0);
+	ck_assert_other(&l, OP_TRYRD, 0, EBUSY);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	if (under_glibc()) {
+		holder_stop_keeping(&h);
+	} else {
+		holder_stop(&h);   /* its unlock returns 0 (checked) and releases nothing */
+		ck_assert_rc(pthread_rwlock_rdlock(&l), 0);
+		ck_assert_other(&l, OP_TRYWR, 0, EBUSY);
+		ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	}
+	ck_assert_other(&l, OP_TRYWR, 0, 0);
+	check_basic_usage(&l);
+}
+END_TEST
+
+/* Two readers, two unlocks by a thread that holds nothing: one hold each. */
+START_TEST(unlocks_while_two_other_threads_hold_read_release_one_hold_each_as_glibc_does)
+{
+	pthread_rwlock_t l;
+	struct holder h[2];
+
+	init_default(&l);
+	holder_start(&h[0], &l, false);
+	holder_start_warm(&h[1], &l, false, 20);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_other(&l, OP_TRYWR, 0, EBUSY);   /* one read hold is left */
+	ck_assert_other(&l, OP_TRYRD, 0, 0);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_other(&l, OP_TRYWR, 0, 0);
+	for (int i = 0; i < 2; i++) {
+		if (under_glibc())
+			holder_stop_keeping(&h[i]);
+		else
+			holder_stop(&h[i]);
+	}
+	ck_assert_other(&l, OP_TRYWR, 0, 0);
+	check_basic_usage(&l);
+}
+END_TEST
+
+/*
+ * [libbravo] glibc corrupts its lock here.  libbravo: 0, nothing released,
+ * and one line on stderr, once per process.
+ */
+START_TEST(unlock_while_other_thread_holds_write_returns_0_releases_nothing_and_says_so_once)
+{
+	pthread_rwlock_t l;
+	struct holder h;
+	char addr[64], prefix[128];
+	const char *err;
+
+	init_default(&l);
+	holder_start(&h, &l, true);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_tryrdlock(&l), EBUSY);
+	ck_assert_rc(pthread_rwlock_trywrlock(&l), EBUSY);
+	ck_assert_other(&l, OP_TRYRD, 0, EBUSY);
+	holder_stop(&h);
+	ck_assert_rc(pthread_rwlock_tryrdlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	check_basic_usage(&l);
+	/* two such unlocks in a fresh process: one line */
+	err = misuse_child_stderr("write-held", addr, sizeof(addr));
+	snprintf(prefix, sizeof(prefix), "libbravo: pthread_rwlock_unlock(%s): ", addr);
+	ck_assert_msg(count_lines(err, prefix) == 1 && count_lines(err, "") == 1,
+		      "want one line starting \"%s\" on stderr, got: \"%s\"", prefix, err);
+}
+END_TEST
+
+/* [libbravo] */
+START_TEST(unlock_of_lock_held_only_by_caller_on_another_lock_returns_0_and_changes_nothing)
+{
+	pthread_rwlock_t a, b;
+
+	init_default(&a);
+	init_default(&b);
+	ck_assert_rc(pthread_rwlock_rdlock(&a), 0);
+	ck_assert_rc(pthread_rwlock_unlock(&b), 0);
+	ck_assert_other(&a, OP_TRYWR, 0, EBUSY);   /* a is still read-held */
+	ck_assert_rc(pthread_rwlock_wrlock(&b), 0);
+	ck_assert_rc(pthread_rwlock_unlock(&a), 0);
+	ck_assert_rc(pthread_rwlock_unlock(&a), 0);
+	ck_assert_other(&b, OP_TRYRD, 0, EBUSY);   /* b is still write-held */
+	ck_assert_rc(pthread_rwlock_unlock(&b), 0);
+	ck_assert_other(&a, OP_TRYWR, 0, 0);
+	ck_assert_other(&b, OP_TRYWR, 0, 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* [strict] BRAVO_CHECK=1: EPERM from an unlock by a non-holder        */
+/* ------------------------------------------------------------------ */
+
+/* Two unlocks that give EPERM, in a fresh process: one line each. */
+static void expect_eperm_lines(const char *which)
+{
+	char addr[64], prefix[128];
+	const char *err = misuse_child_stderr(which, addr, sizeof(addr));
+
+	snprintf(prefix, sizeof(prefix), "libbravo: pthread_rwlock_unlock(%s): ", addr);
+	ck_assert_msg(count_lines(err, prefix) == 2 && count_lines(err, "") == 2 &&
+		      strstr(err, " (caller 0x") != NULL,
+		      "want two lines \"%s... (caller 0x...)\" on stderr, got: \"%s\"", prefix, err);
+}
+
+START_TEST(strict_unlock_of_free_lock_returns_eperm)
+{
+	pthread_rwlock_t l;
+
+	init_default(&l);
+	ck_assert_rc(pthread_rwlock_unlock(&l), EPERM);
 	ck_assert_rc(pthread_rwlock_unlock(&l), EPERM);
 	/* nothing changed: the lock is still free */
 	ck_assert_other(&l, OP_TRYWR, 0, 0);
 	ck_assert_rc(pthread_rwlock_wrlock(&l), 0);
 	ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	/* one line on stderr per misuse */
+	expect_eperm_lines("free");
+	expect_eperm_lines("write-held");
 }
 END_TEST
 
-START_TEST(unlock_after_releasing_all_read_locks_returns_eperm)
+START_TEST(strict_unlock_after_releasing_all_read_locks_returns_eperm)
 {
 	pthread_rwlock_t l;
 
@@ -836,7 +1131,7 @@ START_TEST(unlock_after_releasing_all_read_locks_returns_eperm)
 }
 END_TEST
 
-START_TEST(unlock_after_releasing_write_lock_returns_eperm)
+START_TEST(strict_unlock_after_releasing_write_lock_returns_eperm)
 {
 	pthread_rwlock_t l;
 
@@ -848,7 +1143,7 @@ START_TEST(unlock_after_releasing_write_lock_returns_eperm)
 }
 END_TEST
 
-START_TEST(unlock_while_other_thread_holds_read_returns_eperm_and_releases_nothing)
+START_TEST(strict_unlock_while_other_thread_holds_read_returns_eperm_and_releases_nothing)
 {
 	pthread_rwlock_t l;
 	struct holder h;
@@ -865,7 +1160,7 @@ START_TEST(unlock_while_other_thread_holds_read_returns_eperm_and_releases_nothi
 }
 END_TEST
 
-START_TEST(unlock_while_other_thread_holds_write_returns_eperm_and_releases_nothing)
+START_TEST(strict_unlock_while_other_thread_holds_write_returns_eperm_and_releases_nothing)
 {
 	pthread_rwlock_t l;
 	struct holder h;
@@ -881,7 +1176,7 @@ START_TEST(unlock_while_other_thread_holds_write_returns_eperm_and_releases_noth
 }
 END_TEST
 
-START_TEST(unlock_of_lock_held_only_by_caller_on_another_lock_returns_eperm)
+START_TEST(strict_unlock_of_lock_held_only_by_caller_on_another_lock_returns_eperm)
 {
 	pthread_rwlock_t a, b;
 
@@ -952,6 +1247,44 @@ START_TEST(clockwrlock_with_invalid_nsec_returns_einval_when_lock_is_busy)
 {
 	expect_einval_for_bad_nsec((enum op[]){ OP_CLOCKWR_RT, OP_CLOCKWR_MONO }, 2, false);
 	expect_einval_for_bad_nsec((enum op[]){ OP_CLOCKWR_RT, OP_CLOCKWR_MONO }, 2, true);
+}
+END_TEST
+
+/*
+ * glibc 2.36 checks the deadline first, even when the lock is free or the
+ * caller holds it for writing (EINVAL before EDEADLK); libbravo does the
+ * same.  Nothing is taken.
+ */
+START_TEST(timed_locks_with_invalid_nsec_return_einval_even_on_a_free_lock)
+{
+	static const enum op ops[] = { OP_TIMEDRD, OP_CLOCKRD_RT, OP_CLOCKRD_MONO,
+				       OP_TIMEDWR, OP_CLOCKWR_RT, OP_CLOCKWR_MONO };
+	pthread_rwlock_t l;
+
+	init_default(&l);
+	for (int own = 0; own < 2; own++) {
+		if (own)
+			ck_assert_rc(pthread_rwlock_wrlock(&l), 0);
+		for (size_t i = 0; i < NELEM(ops); i++) {
+			for (size_t j = 0; j < NELEM(bad_nsecs); j++) {
+				struct timespec abs = ts_now(op_clock(ops[i]));
+				int rc;
+
+				abs.tv_sec += 1;
+				abs.tv_nsec = bad_nsecs[j];
+				rc = op_abs(&l, ops[i], &abs);
+				ck_assert_msg(rc == EINVAL, "%s with tv_nsec=%ld on a lock %s returned %s, "
+					      "expected EINVAL", op_names[ops[i]], bad_nsecs[j],
+					      own ? "the caller write-holds" : "that is free", errname(rc));
+				if (!own)
+					ck_assert_other(&l, OP_TRYWR, 0, 0);
+			}
+		}
+		if (own)
+			ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	}
+	ck_assert_other(&l, OP_TRYWR, 0, 0);
+	ck_assert_rc(pthread_rwlock_destroy(&l), 0);
 }
 END_TEST
 
@@ -1809,6 +2142,114 @@ START_TEST(destroyed_then_reinitialized_lock_works)
 }
 END_TEST
 
+/*
+ * [default] glibc's destroy does nothing and returns 0; libbravo's default
+ * mode too: a held lock stays held and usable (well-defined under glibc).
+ */
+START_TEST(destroy_of_lock_the_caller_holds_returns_0_and_the_lock_stays_held)
+{
+	for (int write = 0; write < 2; write++) {
+		pthread_rwlock_t l;
+
+		init_default(&l);
+		ck_assert_rc(write ? pthread_rwlock_wrlock(&l) : pthread_rwlock_rdlock(&l), 0);
+		ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+		ck_assert_other(&l, OP_TRYWR, 0, EBUSY);
+		ck_assert_other(&l, OP_TRYRD, 0, write ? EBUSY : 0);
+		ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+		ck_assert_other(&l, OP_TRYWR, 0, 0);
+		check_basic_usage(&l);
+		ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+	}
+}
+END_TEST
+
+/* [default] */
+START_TEST(destroy_of_lock_another_thread_holds_returns_0_and_the_lock_stays_held)
+{
+	for (int write = 0; write < 2; write++) {
+		pthread_rwlock_t l;
+		struct holder h;
+
+		init_default(&l);
+		holder_start_warm(&h, &l, write, 20);
+		ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+		ck_assert_rc(pthread_rwlock_trywrlock(&l), EBUSY);
+		ck_assert_rc(pthread_rwlock_tryrdlock(&l), write ? EBUSY : 0);
+		if (!write)
+			ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+		holder_stop(&h);
+		ck_assert_other(&l, OP_TRYWR, 0, 0);
+		check_basic_usage(&l);
+		ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+	}
+}
+END_TEST
+
+/* [default] glibc: destroy is a no-op, so a destroyed lock works as before. */
+START_TEST(calls_on_a_destroyed_lock_work_as_on_glibc)
+{
+	pthread_rwlock_t l;
+
+	init_default(&l);
+	ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+	ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+	check_basic_usage(&l);
+	ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+	for (enum op op = 0; op < OP_COUNT; op++) {
+		ck_assert_msg(op_rel(&l, op, 100) == 0, "%s on a destroyed lock did not return 0",
+			      op_names[op]);
+		ck_assert_other(&l, OP_TRYWR, 0, EBUSY);
+		ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+	}
+	ck_assert_other(&l, OP_TRYWR, 0, 0);
+	ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+}
+END_TEST
+
+/* [strict] EBUSY from destroy of a held or waited lock, which stays held. */
+START_TEST(strict_destroy_of_held_lock_returns_ebusy_and_the_lock_stays_held)
+{
+	for (int write = 0; write < 2; write++) {
+		pthread_rwlock_t l;
+		struct holder h;
+
+		init_default(&l);
+		ck_assert_rc(write ? pthread_rwlock_wrlock(&l) : pthread_rwlock_rdlock(&l), 0);
+		ck_assert_rc(pthread_rwlock_destroy(&l), EBUSY);
+		ck_assert_other(&l, OP_TRYWR, 0, EBUSY);
+		ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+		holder_start(&h, &l, write);
+		ck_assert_rc(pthread_rwlock_destroy(&l), EBUSY);
+		ck_assert_rc(pthread_rwlock_trywrlock(&l), EBUSY);
+		holder_stop(&h);
+		check_basic_usage(&l);
+		ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+	}
+}
+END_TEST
+
+/* [strict] any call on a destroyed lock is EINVAL; init makes it a lock again. */
+START_TEST(strict_calls_on_a_destroyed_lock_return_einval)
+{
+	pthread_rwlock_t l;
+
+	init_default(&l);
+	ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+	ck_assert_rc(pthread_rwlock_destroy(&l), EINVAL);
+	for (enum op op = 0; op < OP_COUNT; op++) {
+		int rc = op_rel(&l, op, 100);
+
+		ck_assert_msg(rc == EINVAL, "%s on a destroyed lock returned %s, expected EINVAL",
+			      op_names[op], errname(rc));
+	}
+	ck_assert_rc(pthread_rwlock_unlock(&l), EINVAL);
+	init_default(&l);
+	check_basic_usage(&l);
+	ck_assert_rc(pthread_rwlock_destroy(&l), 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Process-shared locks                                                */
 /* ------------------------------------------------------------------ */
@@ -2034,27 +2475,33 @@ START_TEST(pshared_write_lock_taken_before_fork_is_not_owned_by_child)
 }
 END_TEST
 
-/* [libbravo] the child's thread holds nothing on the parent's lock */
-START_TEST(unlock_in_child_of_pshared_lock_write_held_by_parent_returns_eperm)
+/*
+ * A process-shared lock is glibc's own (no held-lock checks, strict mode
+ * included): the child's unlock releases the parent's read hold, as
+ * glibc's does.
+ */
+START_TEST(unlock_in_child_of_pshared_lock_read_held_by_parent_releases_it_as_glibc_does)
 {
 	pthread_rwlock_t *l = map_shared_lock();
 	pid_t pid;
 
 	init_pshared(l);
-	ck_assert_rc(pthread_rwlock_wrlock(l), 0);
+	ck_assert_rc(pthread_rwlock_rdlock(l), 0);
 	pid = fork();
 	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		alarm(30);
-		CHILD_RC(pthread_rwlock_unlock(l), EPERM);
-		CHILD_RC(pthread_rwlock_tryrdlock(l), EBUSY);
-		CHILD_RC(pthread_rwlock_trywrlock(l), EBUSY);
+		CHILD_RC(pthread_rwlock_unlock(l), 0);
+		CHILD_RC(pthread_rwlock_trywrlock(l), 0);
+		CHILD_RC(pthread_rwlock_unlock(l), 0);
 		_exit(0);
 	}
 	reap_child(pid);
+	/* the parent's hold is gone: it must not unlock it */
+	ck_assert_other(l, OP_TRYWR, 0, 0);
+	ck_assert_rc(pthread_rwlock_wrlock(l), 0);
 	ck_assert_other(l, OP_TRYRD, 0, EBUSY);
 	ck_assert_rc(pthread_rwlock_unlock(l), 0);
-	ck_assert_other(l, OP_TRYWR, 0, 0);
 	munmap(l, 4096);
 }
 END_TEST
@@ -2815,6 +3262,24 @@ END_TEST
 			tcase_add_test(tc, fn);                               \
 	} while (0)
 
+/* [default]: glibc's result, libbravo's default mode; not in strict mode. */
+#define ADD_DEFAULT_TEST(tc, fn)                                              \
+	do {                                                                  \
+		if (strict_mode())                                            \
+			fprintf(stderr, "not run in strict mode ([default]): %s\n", #fn); \
+		else                                                          \
+			tcase_add_test(tc, fn);                               \
+	} while (0)
+
+/* [libbravo] and [default]: libbravo's default mode only. */
+#define ADD_LIBBRAVO_DEFAULT_TEST(tc, fn)                                     \
+	do {                                                                  \
+		if (under_glibc() || strict_mode())                           \
+			fprintf(stderr, "not run under glibc or in strict mode: %s\n", #fn); \
+		else                                                          \
+			tcase_add_test(tc, fn);                               \
+	} while (0)
+
 static TCase *new_tcase(Suite *s, const char *name, double timeout)
 {
 	TCase *tc = tcase_create(name);
@@ -2853,15 +3318,31 @@ static Suite *rwlock_suite(void)
 	tcase_add_test(tc, tryrdlock_while_caller_holds_read_succeeds_and_needs_matching_unlock);
 	tcase_add_test(tc, tryrdlock_while_other_threads_hold_read_succeeds);
 
-	tc = new_tcase(s, "eperm", 10);
-	ADD_LIBBRAVO_TEST(tc, unlock_of_free_lock_returns_eperm);
-	ADD_LIBBRAVO_TEST(tc, unlock_after_releasing_all_read_locks_returns_eperm);
-	ADD_LIBBRAVO_TEST(tc, unlock_after_releasing_write_lock_returns_eperm);
-	ADD_LIBBRAVO_TEST(tc, unlock_while_other_thread_holds_read_returns_eperm_and_releases_nothing);
-	ADD_LIBBRAVO_TEST(tc, unlock_while_other_thread_holds_write_returns_eperm_and_releases_nothing);
-	ADD_LIBBRAVO_TEST(tc, unlock_of_lock_held_only_by_caller_on_another_lock_returns_eperm);
+	tc = new_tcase(s, "unlock_unheld", 10);
+	ADD_LIBBRAVO_DEFAULT_TEST(tc, unlock_of_free_lock_returns_0_and_changes_nothing);
+	ADD_LIBBRAVO_DEFAULT_TEST(tc, unlock_after_releasing_all_read_locks_returns_0_and_changes_nothing);
+	ADD_LIBBRAVO_DEFAULT_TEST(tc, unlock_after_releasing_write_lock_returns_0_and_changes_nothing);
+	ADD_DEFAULT_TEST(tc, unlock_while_other_thread_holds_read_releases_that_hold_as_glibc_does);
+	ADD_DEFAULT_TEST(tc, unlocks_while_two_other_threads_hold_read_release_one_hold_each_as_glibc_does);
+	ADD_LIBBRAVO_DEFAULT_TEST(tc, unlock_while_other_thread_holds_write_returns_0_releases_nothing_and_says_so_once);
+	ADD_LIBBRAVO_DEFAULT_TEST(tc, unlock_of_lock_held_only_by_caller_on_another_lock_returns_0_and_changes_nothing);
+
+	/* [strict]: BRAVO_CHECK=1 (tests/run-variant: CK_RUN_CASE=strict). */
+	if (strict_mode()) {
+		tc = new_tcase(s, "strict", 10);
+		tcase_add_test(tc, strict_unlock_of_free_lock_returns_eperm);
+		tcase_add_test(tc, strict_unlock_after_releasing_all_read_locks_returns_eperm);
+		tcase_add_test(tc, strict_unlock_after_releasing_write_lock_returns_eperm);
+		tcase_add_test(tc, strict_unlock_while_other_thread_holds_read_returns_eperm_and_releases_nothing);
+		tcase_add_test(tc, strict_unlock_while_other_thread_holds_write_returns_eperm_and_releases_nothing);
+		tcase_add_test(tc, strict_unlock_of_lock_held_only_by_caller_on_another_lock_returns_eperm);
+		tcase_add_test(tc, strict_destroy_of_held_lock_returns_ebusy_and_the_lock_stays_held);
+		tcase_add_test(tc, strict_calls_on_a_destroyed_lock_return_einval);
+		tcase_add_test(tc, unlock_in_child_of_pshared_lock_read_held_by_parent_releases_it_as_glibc_does);
+	}
 
 	tc = new_tcase(s, "timed", 15);
+	tcase_add_test(tc, timed_locks_with_invalid_nsec_return_einval_even_on_a_free_lock);
 	tcase_add_test(tc, timedrdlock_with_invalid_nsec_returns_einval_when_lock_is_busy);
 	tcase_add_test(tc, clockrdlock_with_invalid_nsec_returns_einval_when_lock_is_busy);
 	tcase_add_test(tc, timedwrlock_with_invalid_nsec_returns_einval_when_lock_is_busy);
@@ -2921,6 +3402,9 @@ static Suite *rwlock_suite(void)
 	tcase_add_test(tc, destroy_of_idle_lock_returns_0);
 	tcase_add_test(tc, destroy_of_static_initializer_lock_returns_0);
 	tcase_add_test(tc, destroyed_then_reinitialized_lock_works);
+	ADD_DEFAULT_TEST(tc, destroy_of_lock_the_caller_holds_returns_0_and_the_lock_stays_held);
+	ADD_DEFAULT_TEST(tc, destroy_of_lock_another_thread_holds_returns_0_and_the_lock_stays_held);
+	ADD_DEFAULT_TEST(tc, calls_on_a_destroyed_lock_work_as_on_glibc);
 
 	tc = new_tcase(s, "pshared", 20);
 	tcase_add_test(tc, pshared_lock_excludes_across_fork);
@@ -2928,7 +3412,7 @@ static Suite *rwlock_suite(void)
 	tcase_add_test(tc, pshared_read_lock_in_one_process_excludes_writer_in_other);
 	tcase_add_test(tc, pshared_write_lock_taken_before_fork_is_not_owned_by_child);
 	tcase_add_test(tc, pshared_lock_in_file_works_in_exec_process_that_only_maps_it);
-	ADD_LIBBRAVO_TEST(tc, unlock_in_child_of_pshared_lock_write_held_by_parent_returns_eperm);
+	tcase_add_test(tc, unlock_in_child_of_pshared_lock_read_held_by_parent_releases_it_as_glibc_does);
 
 	tc = new_tcase(s, "scale", 60);
 	tcase_add_test(tc, thousand_threads_holding_twenty_locks_each_complete_with_correct_counts);
@@ -2955,6 +3439,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "--pshared-exec-child") == 0)
 		return pshared_exec_child(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "--unlock-misuse-child") == 0)
+		return unlock_misuse_child(argc, argv);
 
 	sr = srunner_create(rwlock_suite());
 	srunner_run_all(sr, CK_ENV);

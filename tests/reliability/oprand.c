@@ -37,13 +37,27 @@
  * (incremented right after an acquisition returns, decremented right
  * before unlock) check writer-xor-readers at every acquisition.
  *
- * Models: "libbravo" is POSIX plus what libbravo documents (README, "POSIX
- * behaviour and errno": EDEADLK for read-then-write, EPERM for unlock of a
- * lock not held, EBUSY from destroy of a held lock, EINVAL on a destroyed
- * lock, read re-entry that never waits); "posix" only issues calls whose
- * result POSIX or glibc defines, for the run without preload.  The default
- * picks by where pthread_rwlock_rdlock comes from.  --mutant=NAME makes the
- * model deliberately wrong, to show that a divergence is caught.
+ * Models: "libbravo" is libbravo's default mode: glibc 2.36's results
+ * (destroy returns 0 and changes nothing, calls on a destroyed lock work,
+ * an unlock by a thread that holds nothing returns 0 and releases one read
+ * hold on another reader's behalf when there is one, a timed call with a
+ * bad deadline is EINVAL first) plus what libbravo adds (EDEADLK for
+ * read-then-write, read re-entry that never waits); process-shared locks
+ * are glibc's own.  "strict" is BRAVO_CHECK=1: EPERM for an unlock by a
+ * thread that holds nothing (nothing released), EBUSY from destroy of a held
+ * lock, EINVAL on a destroyed lock.  "posix" only issues calls whose result
+ * POSIX or glibc defines, for the run without preload.  The default picks by
+ * where pthread_rwlock_rdlock comes from (and BRAVO_CHECK=1 in the
+ * environment: strict).  --mutant=NAME makes the model deliberately wrong,
+ * to show that a divergence is caught.
+ *
+ * An unlock by a non-holder that releases another reader's hold (default
+ * model) leaves a *phantom*: a reader the model still records but whose
+ * hold the lock no longer counts.  The model keeps their number per lock
+ * (phantom <= recorded readers; the lock counts recorded readers minus
+ * phantoms) and, while there are any, lets the recorded readers only
+ * unlock and nobody take the lock for writing (which one is the phantom is
+ * the library's choice, so a re-entry or a writer's result is not exact).
  *
  * Built with -DOPRAND_FUZZER it is a libFuzzer target instead (make fuzz):
  * one thread, every choice taken from the input bytes.
@@ -162,7 +176,9 @@ static const char *code_str(int code, char *buf, size_t n)
 
 /* ---- configuration ---- */
 
-enum model_kind { MODEL_LIBBRAVO, MODEL_POSIX };
+enum model_kind { MODEL_LIBBRAVO, MODEL_STRICT, MODEL_POSIX };
+
+static const char *const model_names[] = { "libbravo", "strict", "posix" };
 
 static struct {
 	uint64_t seed;
@@ -172,7 +188,8 @@ static struct {
 	unsigned hang_s;
 	enum model_kind model;
 	const char *mutant;
-} cfg = { 1, 2000, 3, 4, 20, MODEL_LIBBRAVO, NULL };
+	bool destroy_waited;   /* default model: destroy while threads wait */
+} cfg = { 1, 2000, 3, 4, 20, MODEL_LIBBRAVO, NULL, false };
 
 /* Mutant models: each is wrong in one place and must be caught. */
 static bool mutant(const char *name)
@@ -183,7 +200,8 @@ static bool mutant(const char *name)
 static const char *const mutant_names[] = {
 	"free-trywrlock-busy",   /* trywrlock of a free lock: expects EBUSY */
 	"readers-exclude",       /* a reader excludes other readers */
-	"unlock-unheld-ok",      /* unlock of a lock not held: expects 0 (libbravo model) */
+	"unlock-unheld-eperm",   /* unlock by a non-holder: expects EPERM (libbravo model) */
+	"unlock-unheld-ok",      /* unlock by a non-holder: expects 0 (strict model) */
 	NULL,
 };
 
@@ -201,7 +219,8 @@ struct lock_model {
 	enum hold hold[MAX_THREADS];
 	unsigned reads[MAX_THREADS];   /* read count when H_READ */
 	unsigned waiting_r, waiting_w; /* threads inside a blocking call */
-	bool destroyed;
+	unsigned phantom;              /* recorded read holds the lock no longer counts */
+	bool destroyed;                /* strict: EINVAL; else: destroyed while idle */
 };
 
 static pthread_mutex_t model_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -212,6 +231,7 @@ static atomic_int cs_readers[MAX_LOCKS], cs_writers[MAX_LOCKS];
 
 static atomic_ulong progress;           /* steps done, all threads */
 static atomic_ulong result_counts[RES_COUNT];
+static unsigned long released_for_others;   /* default model: phantoms made (under model_mu) */
 
 struct thread_state {
 	unsigned idx;
@@ -226,6 +246,15 @@ struct thread_state {
 };
 
 static struct thread_state tstate[MAX_THREADS];
+
+/* The last calls of all threads, in the order they were checked (under model_mu). */
+#define GLOBAL_HISTORY 24
+static struct {
+	unsigned thread, step;
+	struct call call;
+	int res;
+} ghist[GLOBAL_HISTORY];
+static unsigned long nghist;
 
 static enum lock_kind kind_of(int lock)
 {
@@ -315,7 +344,8 @@ static void model_str(int lock, unsigned self, char *buf, size_t n)
 			used += (size_t)snprintf(buf + used, n - used, " T%u%s=%s", t,
 						 t == self ? "(self)" : "", h);
 	}
-	snprintf(buf + used, n - used, "; waiting readers=%u writers=%u", m->waiting_r, m->waiting_w);
+	snprintf(buf + used, n - used, "; waiting readers=%u writers=%u; phantom read holds=%u",
+		 m->waiting_r, m->waiting_w, m->phantom);
 }
 
 static void print_history(const struct thread_state *ts)
@@ -361,16 +391,28 @@ static _Noreturn void diverge(const struct thread_state *ts, const struct call *
 	}
 	fprintf(stderr, "  this thread's previous calls:\n");
 	print_history(ts);
+	fprintf(stderr, "  all threads' last checked calls (oldest first; may be stale):\n");
+	for (unsigned long i = nghist > GLOBAL_HISTORY ? nghist - GLOBAL_HISTORY : 0; i < nghist; i++) {
+		char eb[48];
+
+		call_str(&ghist[i % GLOBAL_HISTORY].call, cs, sizeof(cs));
+		fprintf(stderr, "    T%u step %u: %s -> %s\n", ghist[i % GLOBAL_HISTORY].thread,
+			ghist[i % GLOBAL_HISTORY].step, cs,
+			code_str(ghist[i % GLOBAL_HISTORY].res, eb, sizeof(eb)));
+	}
 #ifdef OPRAND_FUZZER
 	fprintf(stderr, "  reproduce: oprand-fuzz CRASH-FILE (the input libFuzzer saves now)%s%s\n",
 		cfg.mutant ? ", with OPRAND_MUTANT=" : "", cfg.mutant ? cfg.mutant : "");
 	fflush(stderr);
 	abort();   /* libFuzzer saves the input that led here */
 #endif
-	fprintf(stderr, "  reproduce: oprand --seed %" PRIu64 " --threads %u --steps %u --locks %u%s%s%s\n",
+	fprintf(stderr, "  reproduce: %soprand --seed %" PRIu64 " --threads %u --steps %u --locks %u%s%s%s%s%s\n",
+		cfg.model == MODEL_STRICT ? "BRAVO_CHECK=1 " : "",
 		cfg.seed, cfg.threads, cfg.steps, cfg.locks,
-		cfg.model == MODEL_POSIX ? " --model posix" : "",
-		cfg.mutant ? " --mutant " : "", cfg.mutant ? cfg.mutant : "");
+		cfg.model != MODEL_LIBBRAVO ? " --model " : "",
+		cfg.model != MODEL_LIBBRAVO ? model_names[cfg.model] : "",
+		cfg.mutant ? " --mutant " : "", cfg.mutant ? cfg.mutant : "",
+		cfg.destroy_waited ? " --destroy-waited" : "");
 	fflush(stderr);
 	_exit(1);
 }
@@ -437,8 +479,10 @@ static unsigned acquire_free(const struct call *c, const struct others *o)
 		return S(RES_OK);   /* untimed: waits as long as it takes */
 	if (c->when == W_BAD_NSEC) {
 		/* POSIX: checked only when the lock is busy; glibc checks first. */
+		if (!posix)
+			return S(RES_EINVAL);
 		if (avail > 0)
-			return posix ? S(RES_OK) | S(RES_EINVAL) : S(RES_OK);
+			return S(RES_OK) | S(RES_EINVAL);
 		return avail < 0 ? S(RES_EINVAL) : S(RES_OK) | S(RES_EINVAL);
 	}
 	/* POSIX: never a timeout when the lock can be had at once. */
@@ -450,7 +494,8 @@ static unsigned acquire_free(const struct call *c, const struct others *o)
 /* The results the call may have; lock model under model_mu for inline calls. */
 static unsigned expected(const struct call *c, unsigned self)
 {
-	bool posix = cfg.model == MODEL_POSIX;
+	bool posix = cfg.model == MODEL_POSIX, strict = cfg.model == MODEL_STRICT;
+	bool pshared;
 	const struct lock_model *m;
 	struct others o;
 	enum hold h;
@@ -458,27 +503,33 @@ static unsigned expected(const struct call *c, unsigned self)
 	if (c->op == OP_NULL)
 		return S(RES_EINVAL);
 	m = &model[c->lock];
-	if (m->destroyed) {
-		/* README: any call on a destroyed lock is EINVAL; unlock checks
-		 * only the caller's holds first, and POSIX's EPERM fits too. */
+	pshared = kind_of(c->lock) == K_PSHARED;
+	/* libbravo (and glibc 2.36): a bad deadline is EINVAL before anything else. */
+	if (is_timed(c->op) && (c->when == W_BAD_CLOCK || (!posix && c->when == W_BAD_NSEC)))
+		return S(RES_EINVAL);
+	if (strict && m->destroyed) {
+		/* Strict: any call on a destroyed lock is EINVAL (nobody held
+		 * it when it was destroyed, so an unlock is one too). */
 		if (c->op == OP_INIT)
 			return S(RES_OK);
-		if (c->op == OP_UNLOCK)
-			return S(RES_EINVAL) | S(RES_EPERM);
 		return S(RES_EINVAL);
 	}
-	if (is_timed(c->op) && c->when == W_BAD_CLOCK)
-		return S(RES_EINVAL);
 	h = m->hold[self];
 	o = others_of(c->lock, self);
 	switch (c->op) {
 	case OP_UNLOCK:
 		if (h != H_NONE)
 			return S(RES_OK);
-		return mutant("unlock-unheld-ok") ? S(RES_OK) : S(RES_EPERM);
+		if (strict && !pshared)
+			return mutant("unlock-unheld-ok") ? S(RES_OK) : S(RES_EPERM);
+		/* Default mode (and glibc for a process-shared lock, issued
+		 * only when others read it): 0, one read hold released on
+		 * another reader's behalf if there is one, else nothing. */
+		return mutant("unlock-unheld-eperm") ? S(RES_EPERM) : S(RES_OK);
 	case OP_DESTROY:
-		/* Issued only when nobody waits on the lock. */
-		if (h != H_NONE || o.readers || o.writer)
+		/* Strict: EBUSY while held (issued only when nobody waits);
+		 * default and process-shared: glibc's, 0 and nothing changes. */
+		if (strict && !pshared && (h != H_NONE || o.readers || o.writer))
 			return S(RES_EBUSY);
 		return S(RES_OK);
 	case OP_INIT:
@@ -498,7 +549,7 @@ static unsigned expected(const struct call *c, unsigned self)
 
 		if (is_try(c->op))
 			return S(RES_EBUSY);
-		if (!posix)
+		if (!posix && !pshared)
 			return S(RES_EDEADLK);
 		/* glibc does not detect read-then-write: a timed call times out. */
 		e = S(RES_EDEADLK) | S(RES_ETIMEDOUT);
@@ -510,7 +561,7 @@ static unsigned expected(const struct call *c, unsigned self)
 		unsigned e;
 
 		/* A read re-entry: libbravo only bumps the count. */
-		if (!posix)
+		if (!posix && !pshared)
 			return S(RES_OK);
 		/* glibc: a re-entry queues behind a waiting writer when the
 		 * lock prefers writers (or may), and checks deadlines first. */
@@ -532,6 +583,17 @@ static bool holds_anything(unsigned self)
 		if (model[l].hold[self] != H_NONE)
 			return true;
 	return false;
+}
+
+/* Nobody holds (phantoms included) or waits for the lock. */
+static bool lock_idle(int lock)
+{
+	const struct lock_model *m = &model[lock];
+
+	for (unsigned t = 0; t < cfg.threads; t++)
+		if (m->hold[t] != H_NONE)
+			return false;
+	return !m->waiting_r && !m->waiting_w && !m->phantom;
 }
 
 /* A timespec for the call's deadline on clock (W_NONE: unused). */
@@ -578,20 +640,26 @@ static struct call choose(struct thread_state *ts)
 		[OP_TIMEDRD] = 8, [OP_TIMEDWR] = 8, [OP_CLOCKRD] = 8, [OP_CLOCKWR] = 8,
 		[OP_UNLOCK] = 10, [OP_DESTROY] = 2, [OP_INIT] = 0, [OP_NULL] = 1,
 	};
-	bool posix = cfg.model == MODEL_POSIX;
+	bool posix = cfg.model == MODEL_POSIX, strict = cfg.model == MODEL_STRICT;
 	unsigned self = ts->idx, total = 0, pick;
 	struct call c = { .op = OP_TRYRD, .clock = CLOCK_REALTIME };
 	const struct lock_model *m;
+	bool pshared, dead;
 
 	c.lock = (int)rnd_below(&ts->rng, cfg.locks);
 	m = &model[c.lock];
-	if (m->destroyed && rnd_below(&ts->rng, 3) == 0) {
+	pshared = kind_of(c.lock) == K_PSHARED;
+	dead = strict && m->destroyed;   /* strict: every call is EINVAL */
+	if (m->destroyed && lock_idle(c.lock) && rnd_below(&ts->rng, 3) == 0) {
 		c.op = OP_INIT;
 		c.inline_ = true;
 		return c;
 	}
-	/* Release more often than acquire, so holds stay short. */
-	if (m->hold[self] != H_NONE && rnd_below(&ts->rng, 5) < 2) {
+	/*
+	 * Release more often than acquire, so holds stay short; and while
+	 * the lock has phantom read holds, a recorded reader only unlocks.
+	 */
+	if (m->hold[self] != H_NONE && (rnd_below(&ts->rng, 5) < 2 || m->phantom)) {
 		c.op = OP_UNLOCK;
 		c.inline_ = true;
 		return c;
@@ -627,12 +695,17 @@ static struct call choose(struct thread_state *ts)
 				c.when = W_BAD_CLOCK;
 		}
 	}
+	/* Phantom read holds: nobody takes the lock for writing meanwhile. */
+	if (m->phantom && is_write(c.op)) {
+		c.op = OP_TRYRD;
+		c.when = W_NONE;
+	}
 	/* Inline, or a blocking call outside model_mu with the thread marked waiting. */
 	c.inline_ = rnd_below(&ts->rng, 2);
 	if (c.op == OP_RD || c.op == OP_WR) {
-		if (m->destroyed || m->hold[self] == H_WRITE) {
+		if (dead || m->hold[self] == H_WRITE) {
 			c.inline_ = true;   /* EINVAL, EDEADLK at once */
-		} else if (m->hold[self] == H_READ && !posix) {
+		} else if (m->hold[self] == H_READ && !posix && !pshared) {
 			c.inline_ = true;   /* libbravo: re-entry or EDEADLK at once */
 		} else if (holds_anything(self)) {
 			/* An untimed wait while holding could deadlock the tester. */
@@ -644,25 +717,42 @@ static struct call choose(struct thread_state *ts)
 	}
 	c.near_ns = c.inline_ ? 20000 + (long)rnd_below(&ts->rng, 200000)
 			      : 50000 + (long)rnd_below(&ts->rng, 2000000);
-	if (is_try(c.op) || c.op == OP_UNLOCK || c.op == OP_NULL || m->destroyed)
+	/*
+	 * Phantom read holds: calls on the lock run inline too (they cannot
+	 * block: nobody writes), so that no read hold is taken unknown to
+	 * the model while a recorded reader's unlock may release it.
+	 */
+	if (is_try(c.op) || c.op == OP_UNLOCK || c.op == OP_NULL || dead || m->phantom)
 		c.inline_ = true;
-	if (c.op == OP_UNLOCK && posix && m->hold[self] == H_NONE)
-		c.op = OP_TRYRD;      /* undefined in POSIX */
+	if (c.op == OP_UNLOCK && m->hold[self] == H_NONE && !dead) {
+		if (posix || pshared)
+			c.op = OP_TRYRD;   /* undefined in POSIX; glibc corrupts its lock */
+		else if (!strict && (m->waiting_r || m->waiting_w))
+			/* Default mode: it may release a hold a waiter has just
+			 * taken, before the model knows of it.  (Write-held by
+			 * another thread it releases nothing; but BA's readers
+			 * that wait behind a writer look like holders to it:
+			 * see locks/ba.h, ba_read_held.) */
+			c.op = OP_TRYRD;
+	}
 	if (c.op == OP_DESTROY) {
 		struct others o = others_of(c.lock, self);
 		bool held = m->hold[self] != H_NONE || o.readers || o.writer;
 
-		/* Never destroy a lock a thread is inside a call on. */
-		if (m->waiting_r || m->waiting_w || m->destroyed)
+		/*
+		 * posix: only an idle lock (else undefined); strict: never a
+		 * lock a thread is inside a call on (it may just be taking or
+		 * leaving it).  Default mode and process-shared locks: destroy
+		 * is glibc's, 0 and the lock unchanged, held or not (waited
+		 * too with --destroy-waited).
+		 */
+		if (posix && (m->waiting_r || m->waiting_w || held))
 			c.op = OP_TRYWR;
-		else if (posix && held)
-			c.op = OP_TRYWR;   /* destroy of a held lock: undefined */
-		else if (kind_of(c.lock) == K_PSHARED && (o.readers || o.writer))
-			/* libbravo hands a process-shared lock's destroy to glibc
-			 * once the caller's own holds are checked, and glibc does
-			 * not check other holders (they may be in another
-			 * process): destroy returns 0 and the lock is gone. */
+		else if (strict && !pshared && (m->waiting_r || m->waiting_w))
 			c.op = OP_TRYWR;
+		else if (!cfg.destroy_waited && (m->waiting_r || m->waiting_w))
+			/* see --destroy-waited */
+			c.op = m->phantom ? OP_TRYRD : OP_TRYWR;
 		c.inline_ = true;
 	}
 	return c;
@@ -757,6 +847,27 @@ static void cs_leave(int lock, enum hold h)
 		atomic_fetch_sub(&cs_readers[lock], 1);
 }
 
+static unsigned recorded_readers(int lock)
+{
+	unsigned n = 0;
+
+	for (unsigned t = 0; t < cfg.threads; t++)
+		n += model[lock].hold[t] == H_READ;
+	return n;
+}
+
+/*
+ * A recorded reader released its last hold: a phantom hold is now its, if
+ * no counted hold is left (the lock counts recorded readers - phantoms).
+ */
+static void settle_phantoms(int lock)
+{
+	unsigned r = recorded_readers(lock);
+
+	if (model[lock].phantom > r)
+		model[lock].phantom = r;
+}
+
 /*
  * A granted acquisition, recorded in the model (under model_mu); counted:
  * cs_enter() already ran, right after the call returned.
@@ -777,6 +888,7 @@ static void record_grant(struct thread_state *ts, const struct call *c, bool cou
 			write ? "write" : "read", o.writer ? "another writer holding it" : "readers holding it");
 	if (!counted)
 		cs_enter(ts, c, write);
+	m->destroyed = false;   /* default mode: destroyed, then used again */
 	m->hold[self] = write ? H_WRITE : H_READ;
 	m->reads[self] = write ? 0 : 1;
 }
@@ -801,12 +913,16 @@ static void step(struct thread_state *ts)
 	unsigned self = ts->idx, allowed;
 	bool counted = false;
 	struct lock_model *m;
+	struct others o0;
+	enum hold h0;
 	struct call c;
 	int r;
 
 	pthread_mutex_lock(&model_mu);
 	c = choose(ts);
 	m = &model[c.lock];
+	h0 = m->hold[self];
+	o0 = others_of(c.lock, self);
 	atomic_store(&ts->cur_op, c.op);
 	atomic_store(&ts->cur_lock, c.lock);
 	atomic_store(&ts->cur_step, ts->step);
@@ -840,10 +956,19 @@ static void step(struct thread_state *ts)
 	if (r == 0 && c.op != OP_NULL) {
 		switch (c.op) {
 		case OP_UNLOCK:
-			if (m->hold[self] == H_READ && m->reads[self] > 1)
+			if (h0 == H_NONE) {
+				/* Default mode: one read hold of another reader went. */
+				if (cfg.model == MODEL_LIBBRAVO && !o0.writer &&
+				    recorded_readers(c.lock) > m->phantom) {
+					m->phantom++;
+					released_for_others++;
+				}
+			} else if (m->hold[self] == H_READ && m->reads[self] > 1) {
 				m->reads[self]--;
-			else
+			} else {
 				m->hold[self] = H_NONE;
+				settle_phantoms(c.lock);
+			}
 			break;
 		case OP_DESTROY:
 			/* posix model: make it a lock again at once (no calls on a destroyed lock). */
@@ -851,8 +976,13 @@ static void step(struct thread_state *ts)
 				r = init_lock(c.lock);
 				if (r != 0)
 					diverge(ts, &c, c.lock, "init after destroy returned %d", r);
-			} else {
+			} else if (kind_of(c.lock) == K_PSHARED) {
+				/* glibc's destroy: nothing changes */
+			} else if (cfg.model == MODEL_STRICT) {
 				m->destroyed = true;
+			} else {
+				/* default mode: nothing changes; an idle lock may be re-initialized */
+				m->destroyed = lock_idle(c.lock);
 			}
 			break;
 		case OP_INIT:
@@ -867,6 +997,11 @@ static void step(struct thread_state *ts)
 	ts->hist[ts->nhist % HISTORY] = c;
 	ts->hist_res[ts->nhist % HISTORY] = r;
 	ts->nhist++;
+	ghist[nghist % GLOBAL_HISTORY].thread = self;
+	ghist[nghist % GLOBAL_HISTORY].step = ts->step;
+	ghist[nghist % GLOBAL_HISTORY].call = c;
+	ghist[nghist % GLOBAL_HISTORY].res = r;
+	nghist++;
 	pthread_mutex_unlock(&model_mu);
 	atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
 }
@@ -890,6 +1025,7 @@ static void release_all(struct thread_state *ts)
 			if (h == H_READ && --m->reads[ts->idx] > 0)
 				continue;
 			m->hold[ts->idx] = H_NONE;
+			settle_phantoms((int)l);
 		}
 	}
 	pthread_mutex_unlock(&model_mu);
@@ -982,6 +1118,16 @@ static const char *rwlock_object(void)
 	return info.dli_fname;
 }
 
+/* libbravo's default mode or strict mode (BRAVO_CHECK=1), or glibc. */
+static enum model_kind default_model(const char *obj)
+{
+	const char *check = getenv("BRAVO_CHECK");
+
+	if (!strstr(obj, "libbravo"))
+		return MODEL_POSIX;
+	return check && strcmp(check, "1") == 0 ? MODEL_STRICT : MODEL_LIBBRAVO;
+}
+
 #ifdef OPRAND_FUZZER
 /*
  * libFuzzer harness: one thread, every choice from the input; the locks and
@@ -998,7 +1144,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	cfg.threads = 1;
-	cfg.model = strstr(rwlock_object(), "libbravo") ? MODEL_LIBBRAVO : MODEL_POSIX;
+	cfg.model = default_model(rwlock_object());
 	if (m && *m) {
 		for (int i = 0; mutant_names[i]; i++)
 			if (strcmp(m, mutant_names[i]) == 0)
@@ -1006,8 +1152,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		if (!cfg.mutant)
 			fprintf(stderr, "oprand-fuzz: OPRAND_MUTANT='%s' is not a mutant; using none\n", m);
 	}
-	fprintf(stderr, "oprand-fuzz: model=%s%s%s rwlock=%s\n",
-		cfg.model == MODEL_POSIX ? "posix" : "libbravo",
+	fprintf(stderr, "oprand-fuzz: model=%s%s%s rwlock=%s\n", model_names[cfg.model],
 		cfg.mutant ? " mutant=" : "", cfg.mutant ? cfg.mutant : "", rwlock_object());
 	if (init_all_locks() != 0)
 		abort();
@@ -1077,13 +1222,19 @@ static void usage(FILE *f)
 		"  --threads N     threads, 1..%d (default 3)\n"
 		"  --locks N       locks, 1..%d: default kind, static initializer,\n"
 		"                  writer-preferring kind, process-shared (default 4)\n"
-		"  --model M       libbravo (POSIX plus libbravo's documented errno rules)\n"
-		"                  or posix (only calls POSIX/glibc define); default: libbravo\n"
-		"                  when the rwlock functions come from a libbravo object\n"
+		"  --model M       libbravo (libbravo's default mode: glibc's results plus\n"
+		"                  EDEADLK and read re-entry), strict (BRAVO_CHECK=1: EPERM,\n"
+		"                  EBUSY from destroy, EINVAL on a destroyed lock) or posix\n"
+		"                  (only calls POSIX/glibc define); default: libbravo when\n"
+		"                  the rwlock functions come from a libbravo object (strict\n"
+		"                  with BRAVO_CHECK=1), else posix\n"
 		"  --expect-lib S  fail unless pthread_rwlock_rdlock is defined in an object\n"
 		"                  whose name contains S\n"
 		"  --mutant NAME   make the model deliberately wrong (it must then diverge):\n"
-		"                  free-trywrlock-busy, readers-exclude, unlock-unheld-ok\n"
+		"                  free-trywrlock-busy, readers-exclude, unlock-unheld-eperm\n"
+		"                  (libbravo model), unlock-unheld-ok (strict model)\n"
+		"  --destroy-waited  libbravo model: destroy a lock also while threads are\n"
+		"                  inside blocking calls on it (it must stay usable)\n"
 		"  --hang S        report a hang after S seconds without progress (default 20)\n"
 		"  --help          this message\n"
 		"\n"
@@ -1125,6 +1276,7 @@ int main(int argc, char **argv)
 		{ "expect-lib", required_argument, 0, 'e' },
 		{ "mutant", required_argument, 0, 'u' },
 		{ "hang", required_argument, 0, 'g' },
+		{ "destroy-waited", no_argument, 0, 'd' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -1142,6 +1294,7 @@ int main(int argc, char **argv)
 		case 'm': model_arg = optarg; break;
 		case 'e': expect = optarg; break;
 		case 'u': cfg.mutant = optarg; break;
+		case 'd': cfg.destroy_waited = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1162,21 +1315,24 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!model_arg)
-		cfg.model = strstr(obj, "libbravo") ? MODEL_LIBBRAVO : MODEL_POSIX;
+		cfg.model = default_model(obj);
 	else if (strcmp(model_arg, "libbravo") == 0)
 		cfg.model = MODEL_LIBBRAVO;
+	else if (strcmp(model_arg, "strict") == 0)
+		cfg.model = MODEL_STRICT;
 	else if (strcmp(model_arg, "posix") == 0)
 		cfg.model = MODEL_POSIX;
 	else
-		bad_usage("--model: '%s' is neither libbravo nor posix", model_arg);
-	if (mutant("unlock-unheld-ok") && cfg.model == MODEL_POSIX)
+		bad_usage("--model: '%s' is not libbravo, strict or posix", model_arg);
+	if (mutant("unlock-unheld-eperm") && cfg.model != MODEL_LIBBRAVO)
 		bad_usage("mutant '%s' applies to the libbravo model only", cfg.mutant);
+	if (mutant("unlock-unheld-ok") && cfg.model != MODEL_STRICT)
+		bad_usage("mutant '%s' applies to the strict model only", cfg.mutant);
 
 	if (init_all_locks() != 0)
 		return 1;
 	printf("oprand: seed=%" PRIu64 " threads=%u steps=%u locks=%u model=%s%s%s rwlock=%s\n",
-	       cfg.seed, cfg.threads, cfg.steps, cfg.locks,
-	       cfg.model == MODEL_POSIX ? "posix" : "libbravo",
+	       cfg.seed, cfg.threads, cfg.steps, cfg.locks, model_names[cfg.model],
 	       cfg.mutant ? " mutant=" : "", cfg.mutant ? cfg.mutant : "", obj);
 	fflush(stdout);
 	for (unsigned t = 0; t < cfg.threads; t++) {
@@ -1213,6 +1369,8 @@ int main(int argc, char **argv)
 	printf("oprand: OK, no divergence in %lu calls; results:", atomic_load(&progress));
 	for (int i = 0; i < RES_COUNT; i++)
 		printf(" %s=%lu", r_names[i], atomic_load(&result_counts[i]));
+	if (cfg.model == MODEL_LIBBRAVO)
+		printf("; read holds released for another reader: %lu", released_for_others);
 	printf("\n");
 	return 0;
 }

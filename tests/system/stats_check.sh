@@ -10,20 +10,33 @@ fail=0
 
 bad() { echo "stats_check: $*"; fail=1; }
 
-# The exact counts, to a file.
-BRAVO_STATS_FILE="$tmp/stats" LD_PRELOAD="$lib" "$prog" 2>"$tmp/err" || bad "stats_test failed: $(cat "$tmp/err")"
+# The exact counts, to a file: in the default mode (the two unlocks of free
+# locks return 0, as glibc's do: no error) and in strict mode (BRAVO_CHECK=1:
+# EPERM each, counted, and one line each on stderr).
 case $variant in
 bravo-*) fast=999 slow=2 off=2 revocations=2 ;;
 *) fast=0 slow=1001 off=0 revocations=0 ;;
 esac
-for kv in variant=$variant reads=1001 read_fast=$fast read_slow=$slow read_slow_bias_off=$off \
-	read_slow_inhibited=0 read_slow_collision=0 read_slow_lost_race=0 \
-	read_slow_writer_waiting=0 writes=2 read_reentries=3 revocations=$revocations \
-	errors_eperm=2 errors_ebusy=1 errors_edeadlk=1 errors_einval=1 errors_etimedout=0 \
-	errors_eagain=0; do
-	grep -qx "libbravo.$kv" "$tmp/stats" 2>/dev/null || bad "want libbravo.$kv, got: $(grep "^libbravo.${kv%%=*}=" "$tmp/stats" 2>/dev/null)"
+for mode in default strict; do
+	if [ $mode = strict ]; then check=1 eperm=2; else check=0 eperm=0; fi
+	BRAVO_CHECK=$check BRAVO_STATS_FILE="$tmp/stats" LD_PRELOAD="$lib" "$prog" 2>"$tmp/err" ||
+		bad "$mode mode: stats_test failed: $(cat "$tmp/err")"
+	for kv in variant=$variant reads=1001 read_fast=$fast read_slow=$slow read_slow_bias_off=$off \
+		read_slow_inhibited=0 read_slow_collision=0 read_slow_lost_race=0 \
+		read_slow_writer_waiting=0 writes=2 read_reentries=3 revocations=$revocations \
+		errors_eperm=$eperm errors_ebusy=1 errors_edeadlk=1 errors_einval=1 errors_etimedout=0 \
+		errors_eagain=0; do
+		grep -qx "libbravo.$kv" "$tmp/stats" 2>/dev/null ||
+			bad "$mode mode: want libbravo.$kv, got: $(grep "^libbravo.${kv%%=*}=" "$tmp/stats" 2>/dev/null)"
+	done
+	if [ $mode = default ]; then
+		[ -s "$tmp/err" ] && bad "unexpected stderr with BRAVO_STATS_FILE: $(cat "$tmp/err")"
+	else
+		lines=$(grep -c '^libbravo: pthread_rwlock_unlock(0x[0-9a-f]*): .* (caller 0x[0-9a-f]*)$' "$tmp/err")
+		[ "$lines" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 2 ] ||
+			bad "BRAVO_CHECK=1: want two misuse lines on stderr, got: $(cat "$tmp/err")"
+	fi
 done
-[ -s "$tmp/err" ] && bad "unexpected stderr with BRAVO_STATS_FILE: $(cat "$tmp/err")"
 
 # BRAVO_STATS=1: the same report on stderr; off: nothing at all.
 BRAVO_STATS=1 LD_PRELOAD="$lib" "$prog" 2>"$tmp/err1" || bad "stats_test failed under BRAVO_STATS=1"

@@ -17,6 +17,10 @@
  *                          libbravo's README promises (POSIX leaves it
  *                          undefined or glibc does otherwise); each skipped
  *                          check prints "skip NAME (...)".
+ *   BRAVO_CHECK=1          libbravo's strict mode (torture-check's V-strict
+ *                          runs): run the checks of its errors (EPERM,
+ *                          EBUSY from destroy, EINVAL on a destroyed lock),
+ *                          skip those of the default mode's glibc results.
  *
  * Guarded data (struct guarded): the invariant-checking record of the ck
  * validators.  Inside a critical section a thread moves an atomic count of
@@ -272,14 +276,36 @@ static inline void check_lock_still_works(pthread_rwlock_t *l, int threads, int 
 
 /* ---- the runner ---- */
 
+/* Where a check runs: under glibc, libbravo's default mode, strict mode. */
+enum { RUN_GLIBC = 1, RUN_DEFAULT = 2, RUN_STRICT = 4 };
+
 struct torture_check {
 	const char *name;
 	void (*fn)(void);
-	bool libbravo_only; /* behaviour only libbravo's README promises */
+	unsigned where;
 };
 
-#define TORTURE_CHECK(fn) { #fn, fn, false }
-#define LIBBRAVO_CHECK(fn) { #fn, fn, true }
+/* everywhere */
+#define TORTURE_CHECK(fn) { #fn, fn, RUN_GLIBC | RUN_DEFAULT | RUN_STRICT }
+/* behaviour only libbravo's README promises, in both modes */
+#define LIBBRAVO_CHECK(fn) { #fn, fn, RUN_DEFAULT | RUN_STRICT }
+/* glibc's result, which libbravo's default mode gives (not strict mode) */
+#define DEFAULT_CHECK(fn) { #fn, fn, RUN_GLIBC | RUN_DEFAULT }
+/* libbravo's default mode only (glibc corrupts its lock there) */
+#define LIBBRAVO_DEFAULT_CHECK(fn) { #fn, fn, RUN_DEFAULT }
+/* strict mode only (BRAVO_CHECK=1) */
+#define STRICT_CHECK(fn) { #fn, fn, RUN_STRICT }
+
+static inline const char *torture_where(unsigned where)
+{
+	switch (where) {
+	case RUN_DEFAULT | RUN_STRICT: return " [libbravo]";
+	case RUN_GLIBC | RUN_DEFAULT: return " [default]";
+	case RUN_DEFAULT: return " [libbravo, default]";
+	case RUN_STRICT: return " [strict]";
+	default: return "";
+	}
+}
 
 /*
  * Runs every check (or those named on the command line), in order.
@@ -289,14 +315,15 @@ static inline int torture_main(const char *prog, const char *about,
 			       const struct torture_check *checks, size_t n,
 			       int argc, char **argv)
 {
+	unsigned here;
+
 	for (int a = 1; a < argc; a++) {
 		bool known = false;
 
 		if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
 			printf("usage: %s [CHECK...]\n%s\nchecks:\n", prog, about);
 			for (size_t i = 0; i < n; i++)
-				printf("  %s%s\n", checks[i].name,
-				       checks[i].libbravo_only ? " [libbravo]" : "");
+				printf("  %s%s\n", checks[i].name, torture_where(checks[i].where));
 			return 0;
 		}
 		for (size_t i = 0; i < n; i++)
@@ -308,6 +335,7 @@ static inline int torture_main(const char *prog, const char *about,
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	torture_scale(); /* complain about a malformed value once, up front */
+	here = under_glibc() ? RUN_GLIBC : strict_mode() ? RUN_STRICT : RUN_DEFAULT;
 	for (size_t i = 0; i < n; i++) {
 		bool wanted = argc == 1;
 
@@ -315,8 +343,10 @@ static inline int torture_main(const char *prog, const char *about,
 			wanted |= strcmp(argv[a], checks[i].name) == 0;
 		if (!wanted)
 			continue;
-		if (checks[i].libbravo_only && under_glibc()) {
-			printf("skip %s (only libbravo promises this)\n", checks[i].name);
+		if (!(checks[i].where & here)) {
+			printf("skip %s (%s)\n", checks[i].name,
+			       here == RUN_GLIBC ? "only libbravo promises this" :
+			       here == RUN_STRICT ? "not in strict mode" : "strict mode only");
 			continue;
 		}
 		torture_current = checks[i].name;
