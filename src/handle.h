@@ -18,6 +18,10 @@
  *   __pad2    (offset 40)  the BRAVO word (RBias, DRAINING, waiting
  *                          writers, InhibitUntil) for the BRAVO variants.
  *   offsets 0..15          the BA lock, for BA and BRAVO-BA.
+ *   __cur_writer (offset 24)  BA and BRAVO-BA: 1 while a writer is inside,
+ *                          as glibc keeps its writer's id there, so an
+ *                          unlock by a thread that holds nothing can tell
+ *                          a write-held lock from a read-held one.
  *   the whole struct       glibc's own lock, for BRAVO-pthread (glibc
  *                          leaves __pad2 and __pad3 alone).
  *
@@ -61,6 +65,23 @@ static inline void handle_mark_destroyed(pthread_rwlock_t *rw)
 static inline bool handle_prefers_writers(pthread_rwlock_t *rw)
 {
 	return rw->__data.__flags == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+}
+
+/*
+ * BA's counters cannot tell readers waiting behind a writer inside from
+ * readers holding the lock.  Relaxed: only unlock_unheld reads it, as a
+ * snapshot; the writer sets it after entering and clears it before it
+ * leaves, so a write-held lock is seen as such except in the few
+ * instructions after its writer entered.
+ */
+static inline void ba_mark_writer(pthread_rwlock_t *rw, bool inside)
+{
+	__atomic_store_n(&rw->__data.__cur_writer, inside ? 1 : 0, __ATOMIC_RELAXED);
+}
+
+static inline bool ba_writer_inside(pthread_rwlock_t *rw)
+{
+	return __atomic_load_n(&rw->__data.__cur_writer, __ATOMIC_RELAXED) != 0;
 }
 
 static inline struct bravo *handle_bravo(pthread_rwlock_t *rw)

@@ -299,15 +299,15 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 		return stat_error(EINVAL);
 	if (handle_is_pshared(rw))
 		return real()->destroy(rw);
-	if (!config.strict) {
+	if (!config.strict)
 		/*
-		 * glibc's destroy does nothing: neither do we, except free an
-		 * idle heap block (a busy one is kept for its holders).
+		 * glibc's destroy does nothing, and neither do we: a heap block
+		 * stays with its address (the registry hands it to the next lock
+		 * there), so no thread still inside a call on the lock -- a
+		 * waiter, a holder, one that timed out and is leaving -- can
+		 * touch freed memory.
 		 */
-		if (VARIANT_HEAP_BLOCK)
-			(void)variant_destroy(rw);
 		return 0;
-	}
 	if (handle_is_destroyed(rw))
 		why = "the lock was already destroyed";
 	else if (held_find(rw))

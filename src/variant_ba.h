@@ -10,8 +10,6 @@
 #include "../locks/ba.h"
 #include "handle.h"
 
-#define VARIANT_HEAP_BLOCK 0
-
 static const char variant_name[] = "ba";
 
 _Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
@@ -68,7 +66,7 @@ static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
 static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	*data = 0;
-	if (!ba_read_held(ba_of(rw)))
+	if (ba_writer_inside(rw) || !ba_read_held(ba_of(rw)))
 		return false;
 	ba_read_unlock(ba_of(rw));
 	return true;
@@ -94,19 +92,27 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
+	int r = ba_write_lock(ba_of(rw), dl);
+
 	(void)data;
-	return ba_write_lock(ba_of(rw), dl);
+	if (r == 0)
+		ba_mark_writer(rw, true);
+	return r;
 }
 
 static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	(void)data;
-	return ba_write_trylock(ba_of(rw)) ? 0 : EBUSY;
+	if (!ba_write_trylock(ba_of(rw)))
+		return EBUSY;
+	ba_mark_writer(rw, true);
+	return 0;
 }
 
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;
+	ba_mark_writer(rw, false);
 	ba_write_unlock(ba_of(rw));
 }
 

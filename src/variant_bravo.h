@@ -26,8 +26,6 @@
 #include "real.h"
 #include "stats.h"
 
-#define VARIANT_HEAP_BLOCK 0
-
 #if defined(LIBBRAVO_UNDER_BA)
 
 static const char variant_name[] = "bravo-ba";
@@ -43,7 +41,12 @@ static bool under_idle(pthread_rwlock_t *rw)
 
 static bool under_read_held(pthread_rwlock_t *rw)
 {
-	return ba_read_held((struct ba_lock *)(void *)rw);
+	return !ba_writer_inside(rw) && ba_read_held((struct ba_lock *)(void *)rw);
+}
+
+static void under_mark_writer(pthread_rwlock_t *rw, bool inside)
+{
+	ba_mark_writer(rw, inside);
 }
 
 /* BA's own phase-fairness already holds readers back while a writer waits. */
@@ -140,6 +143,13 @@ static bool under_read_held(pthread_rwlock_t *rw)
 	unsigned r = __atomic_load_n(&rw->__data.__readers, __ATOMIC_RELAXED);
 
 	return !(r & 1) && (r >> 3) != 0;
+}
+
+/* glibc keeps its writer's id itself. */
+static void under_mark_writer(pthread_rwlock_t *rw, bool inside)
+{
+	(void)rw;
+	(void)inside;
 }
 
 /*
@@ -311,19 +321,27 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
+	int r = bravo_write_lock(handle_bravo(rw), rw, &under_ops, writer_pref(rw), reader_pref(rw), dl);
+
 	(void)data;
-	return bravo_write_lock(handle_bravo(rw), rw, &under_ops, writer_pref(rw), reader_pref(rw), dl);
+	if (r == 0)
+		under_mark_writer(rw, true);
+	return r;
 }
 
 static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	(void)data;
-	return bravo_write_trylock(handle_bravo(rw), rw, &under_ops) ? 0 : EBUSY;
+	if (!bravo_write_trylock(handle_bravo(rw), rw, &under_ops))
+		return EBUSY;
+	under_mark_writer(rw, true);
+	return 0;
 }
 
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;
+	under_mark_writer(rw, false);
 	bravo_write_unlock(rw, &under_ops);
 }
 

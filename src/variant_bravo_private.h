@@ -32,8 +32,6 @@
 #include "stats.h"
 #include "under_ba.h"
 
-#define VARIANT_HEAP_BLOCK 1
-
 static const char variant_name[] = "bravo-ba-private";
 
 struct bravo_private_lock {

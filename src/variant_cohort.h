@@ -22,8 +22,6 @@
 #include "heap_handle.h"
 #include "topology.h"
 
-#define VARIANT_HEAP_BLOCK 1
-
 static const char variant_name[] = "cohort-rw";
 
 static unsigned cohort_nodes(void)

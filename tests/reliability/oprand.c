@@ -729,10 +729,7 @@ static struct call choose(struct thread_state *ts)
 			c.op = OP_TRYRD;   /* undefined in POSIX; glibc corrupts its lock */
 		else if (!strict && (m->waiting_r || m->waiting_w))
 			/* Default mode: it may release a hold a waiter has just
-			 * taken, before the model knows of it.  (Write-held by
-			 * another thread it releases nothing; but BA's readers
-			 * that wait behind a writer look like holders to it:
-			 * see locks/ba.h, ba_read_held.) */
+			 * taken, before the model knows of it. */
 			c.op = OP_TRYRD;
 	}
 	if (c.op == OP_DESTROY) {
