@@ -226,6 +226,57 @@ void *registry_attach(const void *addr, struct heap_slot *hs, const struct block
 	return block;
 }
 
+/*
+ * Detached blocks are not freed at once: a thread may still be inside a
+ * call on the lock (a waker touching the block after its release, a
+ * waiter that raced with destroy).  They wait in a FIFO until newer ones
+ * add up to RETIRE_BYTES, and are freed then only if idle (a busy one
+ * goes back to the tail).  The list is the only reference left to them.
+ */
+#define RETIRE_BYTES (256 * 1024)
+
+static pthread_mutex_t retire_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct entry *retire_head, *retire_tail;
+static size_t retire_bytes;
+
+static void retire(struct entry *e)
+{
+	struct entry *due = NULL, **tail = &due;
+
+	pthread_mutex_lock(&retire_mutex);
+	e->next = NULL;
+	if (retire_tail)
+		retire_tail->next = e;
+	else
+		retire_head = e;
+	retire_tail = e;
+	retire_bytes += e->size;
+	/* Each block is looked at once per call: a busy one cannot loop us. */
+	for (size_t n = 0; retire_bytes > RETIRE_BYTES && retire_head != e && n < 4; n++) {
+		struct entry *old = retire_head;
+
+		retire_head = old->next;
+		if (block_idle(old)) {
+			retire_bytes -= old->size;
+			*tail = old;
+			tail = &old->next;
+			old->next = NULL;
+		} else {
+			old->next = NULL;
+			retire_tail->next = old;
+			retire_tail = old;
+		}
+	}
+	pthread_mutex_unlock(&retire_mutex);
+	while (due) {
+		struct entry *next = due->next;
+
+		free(due->block);
+		free(due);
+		due = next;
+	}
+}
+
 void registry_detach(const void *addr, struct heap_slot *hs)
 {
 	struct shard *s = shard_of(addr);
@@ -244,20 +295,20 @@ void registry_detach(const void *addr, struct heap_slot *hs)
 		atomic_store_explicit(&hs->seal, 0, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&s->mutex);
-	if (dropped) {
-		free(dropped->block);
-		free(dropped);
-	}
+	if (dropped)
+		retire(dropped);
 }
 
 static void registry_lock_all(void)
 {
 	for (int i = 0; i < REGISTRY_SHARDS; i++)
 		pthread_mutex_lock(&shards[i].mutex);
+	pthread_mutex_lock(&retire_mutex);
 }
 
 static void registry_unlock_all(void)
 {
+	pthread_mutex_unlock(&retire_mutex);
 	for (int i = REGISTRY_SHARDS; i-- > 0;)
 		pthread_mutex_unlock(&shards[i].mutex);
 }

@@ -17,7 +17,10 @@
  * and of the size the lock needs now; otherwise it gets a new block (an
  * idle old one is freed, a busy one left alone).  Memory is thus bounded by
  * the number of distinct lock addresses, which the allocator keeps near
- * the peak number of live locks.  destroy frees the block.
+ * the peak number of live locks.  Only strict mode's destroy of an idle
+ * lock detaches its block, which is freed once newer detached blocks add
+ * up to 256 KiB (a thread still leaving a call on the lock never touches
+ * freed memory); glibc's destroy, and default mode's, change nothing.
  *
  * Only first use, init and destroy come here; the lock paths read the
  * sealed pointer from the handle.  Sharded, one glibc mutex per shard
@@ -76,7 +79,7 @@ static inline void *registry_block(const void *addr, struct heap_slot *hs)
 void *registry_attach(const void *addr, struct heap_slot *hs, const struct block_kind *kind);
 
 /*
- * destroy: forget addr's block and free it.  If *hs holds a sealed block,
+ * destroy: forget addr's block and retire it (freed later, when idle).  If *hs holds a sealed block,
  * *hs is cleared; if not, *hs is not written at all (the lock may be in
  * read-only memory) and a block still remembered for addr is freed only
  * if idle.  The caller has checked that a sealed block is idle.

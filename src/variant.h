@@ -12,9 +12,9 @@
  *   variant_load(), variant_detail()      once at load; what the start-up
  *                                         line says about it
  *   variant_init(rw, attr)                0
- *   variant_destroy(rw)                   strict mode only: 0 (freeing what
- *                                         the lock owns), or EBUSY if held
- *                                         or waited for (changing nothing)
+ *   variant_destroy(rw)                   strict mode: 0 (releasing what the
+ *                                         lock owns), or EBUSY if held or
+ *                                         waited for (changing nothing)
  *   variant_is_idle(rw)                   nobody holds or waits (a snapshot)
  *   variant_read_lock(rw, &data, dl)      0, ETIMEDOUT (EAGAIN: no memory)
  *   variant_read_trylock(rw, &data)       0, EBUSY (EAGAIN: no memory)
