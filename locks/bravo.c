@@ -303,12 +303,11 @@ int bravo_drain_wait(struct bravo *b, const void *lock, const struct deadline *d
 	return t ? vr_wait_for_readers(t, token_of(b), dl, tolerated(lock)) : 0;
 }
 
-unsigned long bravo_fast_readers(struct bravo *b, const void *lock)
+unsigned long bravo_fast_readers(struct bravo *b)
 {
 	struct vr_table *t = bravo_table_of(b);
 	const void *token = token_of(b);
 
-	(void)lock;
 	return t && token ? vr_count(t, token, ULONG_MAX - 1) : 0;
 }
 

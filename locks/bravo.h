@@ -345,8 +345,8 @@ static inline int bravo_write_acquired(struct bravo *b, const void *lock,
 /* True if some fast-path reader holds lock (a racy snapshot). */
 bool bravo_has_fast_readers(struct bravo *b, const void *lock);
 
-/* Fast-path holds of lock in the table (a racy snapshot). */
-unsigned long bravo_fast_readers(struct bravo *b, const void *lock);
+/* Fast-path holds of the lock in the table (a racy snapshot). */
+unsigned long bravo_fast_readers(struct bravo *b);
 
 /* ---- the generic wrapper: BRAVO over an underlying lock u ---- */
 

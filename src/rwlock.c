@@ -105,30 +105,30 @@ __attribute__((constructor)) static void libbravo_constructor(void)
 
 /* ---- misuse reports ---- */
 
-/* One line on stderr (message.h: errno and SIGPIPE are safe), if fd 2 is still stderr. */
-static void report(const char *call, const void *rw, const char *what, const void *caller)
-{
-	libbravo_message("%s(%p): %s (caller %p)", call, rw, what, caller);
-}
-
 /*
- * Strict mode's line goes to whatever fd 2 is now: the user asked for
- * these lines, and may have pointed fd 2 at a file of their own to get them.
+ * One line on stderr (message.h: errno and SIGPIPE are safe).  Default
+ * mode's rare warning goes only to the stderr the program started with;
+ * strict mode's lines go to whatever fd 2 is now: the user asked for
+ * them, and may have pointed fd 2 at a file of their own to get them.
  */
-static void report_strict(const char *call, const void *rw, const char *what, const void *caller)
+static void report(const char *call, const void *rw, const char *what, const void *caller)
 {
 	char line[256];
 	int n = snprintf(line, sizeof(line), "libbravo: %s(%p): %s (caller %p)\n",
 			 call, rw, what, caller);
 
-	if (n > 0)
-		libbravo_write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	if (n <= 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	if (config.strict || libbravo_stderr_unchanged())
+		libbravo_write(2, line, (size_t)n);
 }
 
 /* Strict mode: a misuse gets its POSIX error and a line. */
 static int misuse(int err, const char *call, const void *rw, const char *what, const void *caller)
 {
-	report_strict(call, rw, what, caller);
+	report(call, rw, what, caller);
 	return stat_error(err);
 }
 

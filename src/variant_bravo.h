@@ -272,7 +272,7 @@ static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *d
 		under_ops.read_unlock(rw);
 		return true;
 	}
-	if (bravo_fast_readers(handle_bravo(rw), rw) > handoff_count(rw, HOLD_FAST)) {
+	if (bravo_fast_readers(handle_bravo(rw)) > handoff_count(rw, HOLD_FAST)) {
 		*data = HOLD_FAST;
 		return true;
 	}

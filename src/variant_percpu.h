@@ -31,18 +31,11 @@ static bool percpu_block_idle(void *block)
 	return percpu_is_idle(block);
 }
 
-static void percpu_load_once(void)
+/* Once, by rwlock.c's load (also when a first call comes before the constructor). */
+static inline void variant_load(void)
 {
 	topology_load();
 	registry_atfork();
-}
-
-/* Idempotent: the first lock call may come before the constructor. */
-static inline void variant_load(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, percpu_load_once);
 }
 
 static __attribute__((noinline)) struct percpu_lock *percpu_attach(pthread_rwlock_t *rw)
@@ -102,9 +95,7 @@ static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
  */
 static inline int variant_destroy(pthread_rwlock_t *rw)
 {
-	struct percpu_lock *l = handle_sealed_block(rw);
-
-	if (l && !percpu_is_idle(l))
+	if (!variant_is_idle(rw))
 		return EBUSY;
 	registry_detach(rw, handle_block_slot(rw));
 	return 0;
