@@ -4,6 +4,7 @@
  */
 #include "bravo.h"
 
+#include "cpu.h"
 #include "events.h"
 
 #include <errno.h>
@@ -13,9 +14,12 @@
 
 struct vr_table *_Atomic vr_table;
 unsigned bravo_slowdown_n = 9;
+enum vr_layout vr_layout = VR_2D;
+enum bravo_policy bravo_policy = BRAVO_POLICY_ADAPTIVE;
+unsigned bravo_payback = 16;
+uint64_t bravo_enable_bits = BRAVO_RBIAS;
 unsigned long (*bravo_tolerated_slots)(const void *lock);
 _Atomic uint64_t bravo_epoch;
-__thread char bravo_self __attribute__((tls_model("initial-exec")));
 
 static uint32_t round_up_pow2(uint32_t v)
 {
@@ -26,41 +30,61 @@ static uint32_t round_up_pow2(uint32_t v)
 	return p;
 }
 
-uint32_t vr_table_default_slots(void)
+static uint32_t cpus_configured(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 
 	if (cpus < 1)
 		cpus = 1;
+	return cpus > (1 << 20) ? 1u << 20 : (uint32_t)cpus;
+}
+
+uint32_t vr_table_default_slots(void)
+{
+	uint32_t cpus = cpus_configured();
+
 	/* 64 slots per CPU keeps collisions rare; the paper used 4096 for 72. */
-	if (cpus > (1 << 20))
-		cpus = 1 << 20;
-	return round_up_pow2((uint32_t)cpus * 64u < VR_TABLE_MIN_SLOTS ?
-			     VR_TABLE_MIN_SLOTS : (uint32_t)cpus * 64u);
+	return round_up_pow2(cpus * 64u < VR_TABLE_MIN_SLOTS ? VR_TABLE_MIN_SLOTS : cpus * 64u);
+}
+
+/* Slots of the table: 2D a row per CPU; 1D as asked. */
+static uint32_t vr_slots_needed(uint32_t slots)
+{
+	if (vr_layout == VR_2D)
+		return round_up_pow2(cpus_configured()) * VR_COLUMNS;
+	if (slots == 0)
+		slots = vr_table_default_slots();
+	return round_up_pow2(slots < VR_TABLE_MIN_SLOTS ? VR_TABLE_MIN_SLOTS : slots);
+}
+
+static void vr_geometry(struct vr_table *t, uint32_t slots, enum vr_layout layout)
+{
+	t->mask = slots - 1;
+	t->row_mask = slots / VR_COLUMNS - 1;
+	t->layout = layout;
 }
 
 bool vr_table_init(uint32_t slots)
 {
 	struct vr_table *table, *none = NULL;
-	size_t bytes;
-
 	uint64_t no_epoch = 0;
+	size_t bytes;
 
 	if (atomic_load_explicit(&vr_table, memory_order_acquire))
 		return true;
+	/* 2D rows are CPUs if the kernel tells us cheaply; else rows per thread. */
+	cpu_hint_init(vr_layout == VR_2D);
 	/* The time base, before any InhibitUntil can be stored. */
 	atomic_compare_exchange_strong_explicit(&bravo_epoch, &no_epoch, bravo_clock() - 1,
 						memory_order_relaxed, memory_order_relaxed);
-	if (slots == 0)
-		slots = vr_table_default_slots();
-	slots = round_up_pow2(slots < VR_TABLE_MIN_SLOTS ? VR_TABLE_MIN_SLOTS : slots);
+	slots = vr_slots_needed(slots);
 	bytes = sizeof(*table) + (size_t)slots * sizeof(vr_slot_t);
 	/* mmap: page-aligned (no false sharing with neighbours), no malloc. */
 	table = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (table == MAP_FAILED)
 		return false;
-	table->mask = slots - 1;
-	/* Release: the mask (and zeroed slots) are seen by whoever sees the table. */
+	vr_geometry(table, slots, vr_layout);
+	/* Release: the geometry (and zeroed slots) are seen by whoever sees the table. */
 	if (!atomic_compare_exchange_strong_explicit(&vr_table, &none, table,
 						     memory_order_release,
 						     memory_order_acquire))
@@ -68,11 +92,23 @@ bool vr_table_init(uint32_t slots)
 	return true;
 }
 
+void vr_table_init_private(struct vr_table *t, uint32_t slots)
+{
+	vr_geometry(t, slots, VR_1D);
+}
+
 uint32_t vr_table_slots(void)
 {
 	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
 
 	return t ? t->mask + 1 : 0;
+}
+
+uint32_t vr_table_rows(void)
+{
+	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
+
+	return t ? t->row_mask + 1 : 0;
 }
 
 /*
@@ -89,7 +125,11 @@ static uint64_t token_new(void)
 		token_next = (atomic_fetch_add_explicit(&token_blocks, 1, memory_order_relaxed) + 1) << 16;
 		token_end = token_next + (UINT64_C(1) << 16);
 	}
-	return token_next++;
+	/*
+	 * Odd multiplier: a bijection, so tokens stay distinct and non-zero,
+	 * and their top bits (the column, vr_column_of) are well spread.
+	 */
+	return token_next++ * BRAVO_HASH_MUL;
 }
 
 /* The lock's token, drawn now if it has none (racing slow readers agree). */
@@ -102,39 +142,116 @@ static void bravo_token_ensure(struct bravo *b)
 							memory_order_relaxed, memory_order_relaxed);
 }
 
+vr_slot_t *bravo_read_fast_first(struct bravo *b, vr_slot_t *slot)
+{
+	/* seq_cst: as the recheck it replaces (the Dekker pair, bravo.h). */
+	uint64_t w = atomic_load_explicit(&b->word, memory_order_seq_cst);
+
+	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS) {
+		/* First fast reader since bias was enabled: tell writers to scan. */
+		w = atomic_fetch_or_explicit(&b->word, BRAVO_USED, memory_order_seq_cst);
+		if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS)
+			return slot;
+	}
+	/*
+	 * Relaxed: we never entered, so nothing needs to be ordered before
+	 * the clear; a writer that still reads our slot only waits longer.
+	 */
+	atomic_store_explicit(slot, NULL, memory_order_relaxed);
+	return NULL;
+}
+
+static void count_event(enum lock_event ev, uint64_t n)
+{
+	void (*count)(enum lock_event, uint64_t) = lock_event_count;
+
+	if (count)
+		count(ev, n);
+}
+
+static __thread unsigned enable_tries;
+
 void bravo_enable_slowpath(struct bravo *b)
 {
 	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+	uint64_t keep = (UINT64_C(1) << BRAVO_TIME_SHIFT) - 1, now;
 
 	if (w & (BRAVO_RBIAS | BRAVO_DRAINING | BRAVO_WAITERS_MASK))
 		return; /* already on, draining, or a writer-preferring writer waits */
-	if (!vr_table_init(0) || bravo_inhibited(w, bravo_now()))
+	/* A lock under penalty: look at the clock on one slow read in 8 only. */
+	if (w >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX && (++enable_tries & 7))
 		return;
+	if (!vr_table_init(0))
+		return;
+	now = bravo_now();
+	if (bravo_inhibited(w, now))
+		return;
+	cpu_row_assign();
 	/* Ordered before RBias by the release CAS below. */
 	bravo_token_ensure(b);
 	/*
 	 * One attempt: losing the race means another reader set it or a writer
 	 * arrived.  Release pairs with the fast path's acquire of the word, so
-	 * a reader that sees RBias also sees the table.
+	 * a reader that sees RBias also sees the table.  The time field now
+	 * says when bias was set (the adaptive policy's yardstick).
 	 */
-	atomic_compare_exchange_strong_explicit(&b->word, &w, w | BRAVO_RBIAS,
-						memory_order_release,
-						memory_order_relaxed);
+	if (atomic_compare_exchange_strong_explicit(&b->word, &w,
+						    (w & keep) | bravo_enable_bits | now << BRAVO_TIME_SHIFT,
+						    memory_order_release, memory_order_relaxed))
+		count_event(LOCK_EV_BIAS_ENABLED, 1);
 }
 
-static void bravo_inhibit(struct bravo *b, uint64_t start)
+/* Penalty unit of the adaptive policy, in bravo_now() units (~2-4 us). */
+#define BRAVO_PENALTY_UNIT UINT64_C(16)
+
+/*
+ * The adaptive policy's verdict on the bias that `old` (the word before
+ * the revocation) shows: strikes up if it did not pay, halved if it did.
+ */
+static uint64_t adaptive_strikes(uint64_t old, uint64_t now, uint64_t took)
+{
+	uint64_t strikes = old >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX;
+	uint64_t since = (now - (old >> BRAVO_TIME_SHIFT)) & ((UINT64_C(1) << (64 - BRAVO_TIME_SHIFT)) - 1);
+
+	if (!(old & BRAVO_RBIAS))
+		return strikes; /* ending a drain: no new verdict */
+	if (!(old & BRAVO_USED) || since < (uint64_t)bravo_payback * (took ? took : 1)) {
+		count_event(LOCK_EV_POLICY_STRIKE, 1);
+		return strikes < BRAVO_STRIKE_MAX ? strikes + 1 : strikes;
+	}
+	if (strikes)
+		count_event(LOCK_EV_POLICY_PAID, 1);
+	return strikes >> 1;
+}
+
+/* After a revocation: InhibitUntil, and the policy's strikes. */
+static void bravo_inhibit(struct bravo *b, uint64_t start, uint64_t old)
 {
 	uint64_t now = bravo_now(), took = now - start;
-	/* Clamp: a window past half the 48-bit span would read as the past. */
-	uint64_t window = took && bravo_slowdown_n > (UINT64_C(1) << 46) / took ?
-			  UINT64_C(1) << 46 : took * bravo_slowdown_n;
-	uint64_t until = now + window;
+	/* Clamp: a window past half the 44-bit span would read as the past. */
+	uint64_t cap = UINT64_C(1) << 42;
+	uint64_t window = took && bravo_slowdown_n > cap / took ? cap : took * bravo_slowdown_n;
+	uint64_t strikes = old >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX;
 	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
-	uint64_t low = (UINT64_C(1) << BRAVO_TIME_SHIFT) - 1;
+	uint64_t until;
 
-	/* CAS loop: waiting writers may change the count bits meanwhile. */
+	if (bravo_policy == BRAVO_POLICY_ADAPTIVE) {
+		strikes = adaptive_strikes(old, now, took);
+		if (strikes)
+			window += BRAVO_PENALTY_UNIT << strikes;
+		if (window > cap)
+			window = cap;
+	}
+	until = now + window;
+	/*
+	 * The table is clear of the lock: any drain is over.  CAS loop:
+	 * waiting writers may change the count bits meanwhile, and a fast
+	 * reader that lost the race may still set USED: clear it.
+	 */
 	while (!atomic_compare_exchange_weak_explicit(&b->word, &w,
-						      (w & low) | (until << BRAVO_TIME_SHIFT),
+						      (w & BRAVO_WAITERS_MASK) |
+						      strikes << BRAVO_STRIKE_SHIFT |
+						      until << BRAVO_TIME_SHIFT,
 						      memory_order_relaxed,
 						      memory_order_relaxed))
 		;
@@ -152,15 +269,36 @@ static unsigned long tolerated(const void *lock)
 	return hook ? hook(lock) : 0;
 }
 
+/* The slots a reader of token may be in: its column (2D), or all of them (1D). */
+struct vr_scan {
+	vr_slot_t *first;
+	size_t stride;
+	uint32_t n;
+};
+
+static struct vr_scan vr_scan_of(struct vr_table *t, const void *token)
+{
+	struct vr_scan sc = { t->slot, 1, t->mask + 1 };
+
+	if (t->layout == VR_2D) {
+		sc.first = &t->slot[vr_column_of((uint64_t)(uintptr_t)token)];
+		sc.stride = VR_COLUMNS;
+		sc.n = t->row_mask + 1;
+	}
+	return sc;
+}
+
 /* Slots holding token, counting no further than limit + 1. */
 static unsigned long vr_count(struct vr_table *t, const void *token, unsigned long limit)
 {
+	struct vr_scan sc = vr_scan_of(t, token);
 	unsigned long n = 0;
 
-	for (uint32_t i = 0; i <= t->mask && n <= limit; i++)
+	for (uint32_t i = 0; i < sc.n && n <= limit; i++)
 		/* seq_cst: ordered after the RBias clear (Dekker, see bravo.h). */
-		if (atomic_load_explicit(&t->slot[i], memory_order_seq_cst) == token)
+		if (atomic_load_explicit(&sc.first[i * sc.stride], memory_order_seq_cst) == token)
 			n++;
+	count_event(LOCK_EV_SLOTS_SCANNED, sc.n);
 	return n;
 }
 
@@ -208,11 +346,14 @@ static int vr_wait_for_readers(struct vr_table *t, const void *token, const stru
 	int r;
 
 	if (tolerate == 0) {
-		/* The common case: wait on each slot of the lock in turn. */
-		for (uint32_t i = 0; i <= t->mask; i++)
-			while (atomic_load_explicit(&t->slot[i], memory_order_seq_cst) == token)
+		/* The common case: wait on each of the lock's slots in turn. */
+		struct vr_scan sc = vr_scan_of(t, token);
+
+		for (uint32_t i = 0; i < sc.n; i++)
+			while (atomic_load_explicit(&sc.first[i * sc.stride], memory_order_seq_cst) == token)
 				if ((r = backoff_wait(&bo, dl)))
 					return r;
+		count_event(LOCK_EV_SLOTS_SCANNED, sc.n);
 	} else {
 		while (vr_holds(t, token, tolerate))
 			if ((r = backoff_wait(&bo, dl)))
@@ -254,6 +395,8 @@ int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl,
 		cleared = true;
 		if (!(old & (BRAVO_USED | BRAVO_DRAINING))) {
 			/* No reader took the fast path: nothing to wait for. */
+			count_event(LOCK_EV_REVOKE_NO_SCAN, 1);
+			bravo_inhibit(b, *start, old);
 			revoked_event(t0);
 			return 0;
 		}
@@ -289,9 +432,7 @@ int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl,
 clear:
 	/* The table is clear of the lock: end any drain, inhibit bias. */
 	atomic_thread_fence(memory_order_acquire);
-	if (old & BRAVO_DRAINING || atomic_load_explicit(&b->word, memory_order_relaxed) & BRAVO_DRAINING)
-		atomic_fetch_and_explicit(&b->word, ~BRAVO_DRAINING, memory_order_relaxed);
-	bravo_inhibit(b, *start);
+	bravo_inhibit(b, *start, old);
 	revoked_event(t0);
 	return 0;
 }
@@ -321,7 +462,7 @@ bool bravo_has_fast_readers(struct bravo *b, const void *lock)
 	return vr_holds(t, token_of(b), tolerated(lock));
 }
 
-enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t w, const void *lock)
+enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t w)
 {
 	struct vr_table *t = bravo_table_of(b);
 	const void *in_slot;
@@ -331,6 +472,7 @@ enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t w, const void *lock)
 	if (!(w & BRAVO_RBIAS))
 		return bravo_inhibited(w, bravo_now()) ? BRAVO_MISS_INHIBITED : BRAVO_MISS_BIAS_OFF;
 	/* Bias was on: either our slot was taken, or a writer got between. */
-	in_slot = t ? atomic_load_explicit(vr_slot_of(t, lock), memory_order_relaxed) : NULL;
+	in_slot = t ? atomic_load_explicit(vr_slot_of(t, (uint64_t)(uintptr_t)token_of(b)),
+					   memory_order_relaxed) : NULL;
 	return in_slot && in_slot != token_of(b) ? BRAVO_MISS_COLLISION : BRAVO_MISS_LOST_RACE;
 }

@@ -14,8 +14,13 @@
  *                              last revoked (else revocation skips the scan)
  *   bit  2       BRAVO_DRAINING a writer revoked bias and let go of the
  *                              underlying lock while fast readers drain
- *   bits 3..15   writers waiting (only for writer-preferring locks)
- *   bits 16..63  InhibitUntil, 48-bit modular time in bravo_now() units
+ *   bits 3..14   writers waiting (only for writer-preferring locks)
+ *   bit  15      BRAVO_FULL_PATH set with RBias when the caller wants every
+ *                read on its full path (bravo_read_fast's `inline_path`)
+ *   bits 16..19  strikes of the adaptive policy: revocations in a row
+ *                that bias did not pay for (see "Policy" below)
+ *   bits 20..63  a 44-bit modular time in bravo_now() units: while RBias
+ *                is clear, InhibitUntil; while it is set, when it was set
  *
  * Beside the word, a 64-bit token names the lock instance in the table:
  * readers publish the token, not the lock's address.  It is drawn from a
@@ -50,7 +55,8 @@
  *    makes a lock that is read once and then written (a short-lived lock, a
  *    write-heavy one) pay one RMW instead of a table scan.
  *  - After a revocation that took time T, slow readers do not re-enable bias
- *    for N*T (the slow-down guard), bounding writer slow-down to 1/(N+1).
+ *    for at least N*T (the slow-down guard), bounding writer slow-down to
+ *    1/(N+1).
  *  - Over a reader-preferring lock (glibc's default kind) a writer that has
  *    to wait for fast readers does not hold the underlying lock meanwhile:
  *    it sets DRAINING (which keeps bias off), releases the lock so that
@@ -81,9 +87,34 @@
  *    only filters (the pre-check, the writer's RBias test under write
  *    permission, the waiter count).
  *
- * The visible readers table (vr_table) is process-wide, shared by all locks.
- * (Only the benchmark-only build -DLIBBRAVO_BRAVO_PRIVATE_TABLE gives each
- * lock a table of its own: see bravo_table_of.)
+ * The visible readers table (vr_table) is process-wide, shared by all locks,
+ * in one of two layouts chosen at load (BRAVO_TABLE):
+ *  - 2D (default; the paper's preferred embodiment, from its section 7):
+ *    one row of contiguous slots per CPU.  A reader publishes in its
+ *    CPU's row, at the column its lock's token hashes to; revocation scans
+ *    only that column, one slot per row.  Readers on different CPUs never
+ *    share a cache line, and a revocation reads as many slots as there are
+ *    CPUs instead of the whole table.
+ *  - 1D (the paper's evaluated design): one array, the slot hashed from
+ *    the lock and the thread; revocation scans every slot.
+ * Either way the slot travels to the unlock in the held-lock list (a
+ * reader may migrate), and a thread reading a lock it already reads
+ * through the table finds its own slot taken (1D), or takes a second one
+ * on another CPU's row (2D): two holds, two unlocks, both correct.
+ * (The benchmark-only build -DLIBBRAVO_BRAVO_PRIVATE_TABLE gives each lock
+ * a 1D table of its own: see bravo_table_of.)
+ *
+ * Policy (BRAVO_POLICY; enum bravo_policy): when may bias come back?
+ *  - classic: the paper's rule, InhibitUntil = now + N*T.
+ *  - adaptive (default): the same floor, plus a penalty that doubles with
+ *    every revocation in a row that bias did not pay for -- one that found
+ *    no fast reader since bias was set (USED clear), or that came sooner
+ *    after bias was set than BRAVO_PAYBACK times the revocation's own
+ *    cost -- and halves after one that did.  A lock written often thus
+ *    stops flipping bias on and off (each flip costs the enabling CAS, the
+ *    revocation and readers sent to the slow path meanwhile), while a
+ *    read-mostly lock keeps the classic behaviour.  The penalty only
+ *    lengthens inhibition, so the bound above holds for both.
  */
 #ifndef LIBBRAVO_BRAVO_H
 #define LIBBRAVO_BRAVO_H
@@ -95,16 +126,29 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "cpu.h"
 #include "wait.h"
+
+/* Globals the inline fast path reads: never interposed, no GOT load. */
+#define BRAVO_HIDDEN __attribute__((visibility("hidden")))
 
 #define BRAVO_RBIAS        UINT64_C(0x1)
 #define BRAVO_USED         UINT64_C(0x2)
 #define BRAVO_DRAINING     UINT64_C(0x4)
 #define BRAVO_WAITER       UINT64_C(0x8)
-#define BRAVO_WAITERS_MASK UINT64_C(0xfff8)
-#define BRAVO_TIME_SHIFT   16
+#define BRAVO_WAITERS_MASK UINT64_C(0x7ff8)
+#define BRAVO_FULL_PATH    UINT64_C(0x8000)
+#define BRAVO_STRIKE_SHIFT 16
+#define BRAVO_STRIKE_MAX   UINT64_C(15)
+#define BRAVO_TIME_SHIFT   20
 
 #define VR_TABLE_MIN_SLOTS 4096u
+/* Slots per row: 2 KiB, so rows of different CPUs never share a line. */
+#define VR_COLUMN_BITS 8
+#define VR_COLUMNS (1u << VR_COLUMN_BITS)
+
+enum vr_layout { VR_2D, VR_1D };
+enum bravo_policy { BRAVO_POLICY_ADAPTIVE, BRAVO_POLICY_CLASSIC };
 
 struct bravo {
 	_Atomic uint64_t token; /* the instance's name in the table; 0: none yet */
@@ -114,36 +158,56 @@ struct bravo {
 typedef _Atomic(const void *) vr_slot_t;
 
 /*
- * The visible readers table: a power of two of slots, each NULL or the
- * address of a lock one fast-path reader holds.  The mask lives in the same
- * block as the slots, so one acquire of the pointer publishes both; it sits
- * on its own 128-byte sector, read-only once published.
+ * The visible readers table: rows of VR_COLUMNS slots, each 0 or the
+ * token of a lock one fast-path reader holds.  2D: a row per CPU (rows
+ * rounded up to a power of two); 1D: slots / VR_COLUMNS rows, a thread
+ * picking one at random.  The geometry lives in the same block as the
+ * slots, so one acquire of the pointer publishes both; it sits on its own
+ * 128-byte sector, read-only once published.
  */
 struct vr_table {
-	uint32_t mask;
-	char pad[128 - sizeof(uint32_t)];
+	uint32_t mask;     /* slots - 1 */
+	uint32_t row_mask; /* rows - 1 */
+	uint32_t layout;   /* enum vr_layout */
+	char pad[128 - 3 * sizeof(uint32_t)];
 	vr_slot_t slot[];
 };
 
-extern struct vr_table *_Atomic vr_table;
+extern struct vr_table *_Atomic vr_table BRAVO_HIDDEN;
 /* Slow-down guard N (BRAVO_N). */
-extern unsigned bravo_slowdown_n;
+extern unsigned bravo_slowdown_n BRAVO_HIDDEN;
+/* Table layout and bias policy, set before the table is made (BRAVO_TABLE, BRAVO_POLICY). */
+extern enum vr_layout vr_layout BRAVO_HIDDEN;
+extern enum bravo_policy bravo_policy BRAVO_HIDDEN;
+/* Adaptive policy: bias must last this many times its revocation's cost (BRAVO_PAYBACK). */
+extern unsigned bravo_payback BRAVO_HIDDEN;
+/*
+ * What a slow reader sets to enable bias: RBIAS, plus BRAVO_FULL_PATH if
+ * the caller's inline fast path must stay shut (set before any lock use).
+ */
+extern uint64_t bravo_enable_bits BRAVO_HIDDEN;
 
 /*
  * How many of lock's table slots a writer may leave behind: holds that
  * another thread released on their readers' behalf.  NULL: none.
  */
-extern unsigned long (*bravo_tolerated_slots)(const void *lock);
+extern unsigned long (*bravo_tolerated_slots)(const void *lock) BRAVO_HIDDEN;
 
 /*
- * Allocate the table once (idempotent, thread-safe).  slots is rounded up
- * to a power of two, never below VR_TABLE_MIN_SLOTS; 0 picks the default
- * size from the number of CPUs.  Returns false if no memory could be had
- * (bias then simply stays off).
+ * Allocate the table once (idempotent, thread-safe), in layout vr_layout.
+ * 1D: slots rounded up to a power of two, never below VR_TABLE_MIN_SLOTS
+ * (0: the default size from the number of CPUs).  2D: one row of
+ * VR_COLUMNS per configured CPU, rounded up to a power of two (slots is
+ * not used).  Returns false if no memory could be had (bias then simply
+ * stays off).
  */
 bool vr_table_init(uint32_t slots);
 uint32_t vr_table_default_slots(void);
 uint32_t vr_table_slots(void);
+/* Rows of the table (1 for 1D; 0 before it is made). */
+uint32_t vr_table_rows(void);
+/* A lock's private 1D table of `slots` (a power of two), zero-filled by the caller. */
+void vr_table_init_private(struct vr_table *t, uint32_t slots);
 
 /*
  * The table a lock's readers publish in: the process-wide one.  Built with
@@ -190,13 +254,13 @@ struct rw_ops {
 /*
  * Time for InhibitUntil: cheap and monotonic, in units of 256 TSC cycles
  * (about 100 ns) or 256 ns, counted from the process's first use of BRAVO
- * (bravo_epoch, set when the table is made).  The 48-bit field spans
- * months and is compared modulo 2^48; a zero field means "not inhibited",
+ * (bravo_epoch, set when the table is made).  The 44-bit field spans
+ * weeks and is compared modulo 2^44; a zero field means "not inhibited",
  * so a zero-filled lock always starts with bias allowed.  Only a lock left
  * untouched for over half the span can see its inhibition wrongly extended
  * (bias stays off longer: slower, never wrong).
  */
-extern _Atomic uint64_t bravo_epoch;
+extern _Atomic uint64_t bravo_epoch BRAVO_HIDDEN;
 
 static inline uint64_t bravo_clock(void)
 {
@@ -215,23 +279,30 @@ static inline uint64_t bravo_now(void)
 	return bravo_clock() - atomic_load_explicit(&bravo_epoch, memory_order_relaxed);
 }
 
-/* Mix32 (Steele, Lea, Flood: SplitMix) of the lock and the thread's identity. */
-static inline uint32_t bravo_mix32(uint64_t z)
+/* Fibonacci hashing: tokens are a counter times 2^64/phi; their top bits spread. */
+#define BRAVO_HASH_MUL UINT64_C(0x9e3779b97f4a7c15)
+
+/*
+ * The slot a reader of token publishes in, on this thread and CPU now:
+ * row (a CPU, or in 1D the thread's own random row) concatenated with the
+ * column hashed from the token.  In 1D rows are VR_COLUMNS slots apart and
+ * as many as the table has, so the slot is a hash of (thread, lock) over
+ * the whole table, as in the paper.
+ */
+static inline vr_slot_t *vr_slot_of(struct vr_table *t, uint64_t token)
 {
-	z = (z ^ (z >> 33)) * UINT64_C(0x62a9d9ed799705f5);
-	return (uint32_t)(((z ^ (z >> 28)) * UINT64_C(0xcb24d0a5c88c35b3)) >> 32);
+	uint64_t col = token >> (64 - VR_COLUMN_BITS);
+
+	return &t->slot[(uint64_t)(cpu_hint() & t->row_mask) << VR_COLUMN_BITS | col];
 }
 
-extern __thread char bravo_self __attribute__((tls_model("initial-exec")));
-
-static inline vr_slot_t *vr_slot_of(struct vr_table *t, const void *lock)
+/* Column of token in a 2D table (the slots a revocation scans). */
+static inline uint32_t vr_column_of(uint64_t token)
 {
-	uint64_t self = (uint64_t)(uintptr_t)&bravo_self;
-
-	return &t->slot[bravo_mix32((uint64_t)(uintptr_t)lock ^ (self << 7)) & t->mask];
+	return (uint32_t)(token >> (64 - VR_COLUMN_BITS));
 }
 
-/* True while bias may not be re-enabled (modular 48-bit comparison). */
+/* True while bias may not be re-enabled (modular 44-bit comparison). */
 static inline bool bravo_inhibited(uint64_t word, uint64_t now)
 {
 	uint64_t until = word >> BRAVO_TIME_SHIFT;
@@ -239,48 +310,52 @@ static inline bool bravo_inhibited(uint64_t word, uint64_t now)
 	return until != 0 && (int64_t)((until - now) << BRAVO_TIME_SHIFT) > 0;
 }
 
+/* The first fast reader since bias was set: set USED (bravo.c). */
+vr_slot_t *bravo_read_fast_first(struct bravo *b, vr_slot_t *slot);
+
 /*
  * Reader fast path (Listing 1, lines 12-21).  Returns the slot the reader
- * published in, or NULL if it must take the slow path.
+ * published in, or NULL if it must take the slow path.  inline_path: the
+ * caller's inline path, which stays shut while BRAVO_FULL_PATH is set and
+ * makes no call (the caller then needs no stack frame).
  */
-static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
+static inline __attribute__((always_inline)) vr_slot_t *
+bravo_read_fast(struct bravo *b, bool inline_path)
 {
+	uint64_t shut = BRAVO_WAITERS_MASK | (inline_path ? BRAVO_FULL_PATH : 0);
 	/* Acquire: seeing RBias implies seeing the table that was set up first. */
 	uint64_t w = atomic_load_explicit(&b->word, memory_order_acquire);
 	struct vr_table *table;
 	vr_slot_t *slot;
-	const void *empty = NULL, *token;
+	const void *empty = NULL;
+	uint64_t token;
 
-	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) != BRAVO_RBIAS)
+	if ((w & (BRAVO_RBIAS | shut)) != BRAVO_RBIAS)
 		return NULL;
 	table = bravo_table_of(b);
-	if (!table)
-		return NULL;
 	/* Relaxed: set before RBias by the enabler, whose release we acquired. */
-	token = (const void *)(uintptr_t)atomic_load_explicit(&b->token, memory_order_relaxed);
-	slot = vr_slot_of(table, lock);
+	token = atomic_load_explicit(&b->token, memory_order_relaxed);
+	slot = vr_slot_of(table, token);
 	/*
 	 * Dekker pair with bravo_revoke(): the seq_cst CAS publishes the slot
 	 * before the seq_cst recheck below reads RBias; the writer clears RBias
 	 * with a seq_cst RMW before its seq_cst scan.  Either the writer sees
 	 * our slot, or we see RBias clear (or a waiting writer) and back out.
 	 */
-	if (!atomic_compare_exchange_strong_explicit(slot, &empty, token,
+	if (!atomic_compare_exchange_strong_explicit(slot, &empty, (const void *)(uintptr_t)token,
 						     memory_order_seq_cst,
 						     memory_order_relaxed))
 		return NULL; /* collision: slot busy */
 	w = atomic_load_explicit(&b->word, memory_order_seq_cst);
-	if ((w & (BRAVO_RBIAS | BRAVO_USED | BRAVO_WAITERS_MASK)) == (BRAVO_RBIAS | BRAVO_USED))
+	if (__builtin_expect((w & (BRAVO_RBIAS | BRAVO_USED | BRAVO_WAITERS_MASK)) ==
+			     (BRAVO_RBIAS | BRAVO_USED), 1))
 		return slot;
-	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS) {
-		/* First fast reader since bias was enabled: tell writers to scan. */
-		w = atomic_fetch_or_explicit(&b->word, BRAVO_USED, memory_order_seq_cst);
-		if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS)
-			return slot;
-	}
+	if (!inline_path)
+		return bravo_read_fast_first(b, slot);
 	/*
-	 * Relaxed: we never entered, so nothing needs to be ordered before
-	 * the clear; a writer that still reads our slot only waits longer.
+	 * The inline path makes no call: the first fast reader since bias
+	 * was set backs out (relaxed: it never entered) and lets the full
+	 * path set USED.
 	 */
 	atomic_store_explicit(slot, NULL, memory_order_relaxed);
 	return NULL;
@@ -291,7 +366,7 @@ static inline vr_slot_t *bravo_read_fast(struct bravo *b, const void *lock)
  * slow path missed the fast path, judged from that word and the thread's
  * slot now (for statistics: a race in between can blur the causes).
  */
-enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t seen, const void *lock);
+enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t seen);
 
 static inline void bravo_read_fast_unlock(vr_slot_t *slot)
 {
@@ -356,7 +431,7 @@ unsigned long bravo_fast_readers(struct bravo *b);
 BRAVO_INLINE int bravo_read_lock(struct bravo *b, void *u, const struct rw_ops *ops,
 				 uintptr_t *cookie, const struct deadline *dl)
 {
-	vr_slot_t *slot = bravo_read_fast(b, u);
+	vr_slot_t *slot = bravo_read_fast(b, false);
 	int r;
 
 	if (slot) {
@@ -364,6 +439,7 @@ BRAVO_INLINE int bravo_read_lock(struct bravo *b, void *u, const struct rw_ops *
 		return 0;
 	}
 	*cookie = 0;
+	cpu_row_assign();
 	r = ops->read_lock(u, dl);
 	if (r == 0)
 		bravo_read_acquired_slow(b);
@@ -373,7 +449,7 @@ BRAVO_INLINE int bravo_read_lock(struct bravo *b, void *u, const struct rw_ops *
 BRAVO_INLINE bool bravo_read_trylock(struct bravo *b, void *u, const struct rw_ops *ops,
 				     uintptr_t *cookie)
 {
-	vr_slot_t *slot = bravo_read_fast(b, u);
+	vr_slot_t *slot = bravo_read_fast(b, false);
 
 	*cookie = (uintptr_t)slot;
 	if (slot)

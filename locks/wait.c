@@ -21,6 +21,7 @@
 unsigned wait_spin_budget = 128;
 void (*lock_event_waited)(uint64_t ns);
 void (*lock_event_revoked)(uint64_t ns);
+void (*lock_event_count)(enum lock_event ev, uint64_t n);
 
 static long sys_futex(_Atomic uint32_t *uaddr, int op, uint32_t val,
 		      const struct timespec *ts, uint32_t val3)

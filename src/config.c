@@ -60,6 +60,35 @@ static void env_uint(const char *name, unsigned long min, unsigned long max,
 	env_uint_desc(name, min, max, pow2, out, NULL);
 }
 
+/* One of two words (first: index 0); on error, say so and keep *out. */
+static void env_choice(const char *name, const char *const choice[2], unsigned *out)
+{
+	const char *s = secure_getenv(name);
+
+	if (!s)
+		return;
+	for (unsigned i = 0; i < 2; i++)
+		if (strcmp(s, choice[i]) == 0) {
+			*out = i;
+			return;
+		}
+	libbravo_message("ignoring %s=\"%s\" (want %s or %s); using %s",
+			 name, s, choice[0], choice[1], choice[*out]);
+}
+
+static const char *const layout_names[2] = { "2d", "1d" };        /* enum vr_layout */
+static const char *const policy_names[2] = { "adaptive", "classic" }; /* enum bravo_policy */
+
+const char *config_table_name(void)
+{
+	return layout_names[vr_layout];
+}
+
+const char *config_policy_name(void)
+{
+	return policy_names[bravo_policy];
+}
+
 /*
  * BRAVO_STATS_FILE: NULL if unset or empty; NULL and *bad if unusable
  * (said on stderr).  A path is never shortened to fit.
@@ -87,7 +116,8 @@ static const char *stats_file_setting(bool *bad)
 static void config_read(void)
 {
 	unsigned long n = 9, slots = vr_table_default_slots(), spin = 128, verbose = 0;
-	unsigned long nodes = 0, handoff = 64, stats = 0, check = 0;
+	unsigned long nodes = 0, handoff = 64, stats = 0, check = 0, payback = 16;
+	unsigned layout = VR_2D, policy = BRAVO_POLICY_ADAPTIVE;
 	bool stats_file_bad;
 	const char *stats_file;
 
@@ -96,6 +126,9 @@ static void config_read(void)
 
 	env_uint("BRAVO_N", 0, 1000000, false, &n);
 	env_uint("BRAVO_TABLE_SIZE", VR_TABLE_MIN_SLOTS, 1ul << 24, true, &slots);
+	env_choice("BRAVO_TABLE", layout_names, &layout);
+	env_choice("BRAVO_POLICY", policy_names, &policy);
+	env_uint("BRAVO_PAYBACK", 1, 1000000, false, &payback);
 	env_uint("BRAVO_SPIN", 0, 1000000, false, &spin);
 	env_uint("BRAVO_VERBOSE", 0, 1, false, &verbose);
 	env_uint("BRAVO_STATS", 0, 1, false, &stats);
@@ -113,6 +146,9 @@ static void config_read(void)
 	config.cohort_nodes = (unsigned)nodes;
 	config.cohort_handoff = (unsigned)handoff;
 	bravo_slowdown_n = config.slowdown_n;
+	vr_layout = (enum vr_layout)layout;
+	bravo_policy = (enum bravo_policy)policy;
+	bravo_payback = (unsigned)payback;
 	wait_spin_budget = config.spin;
 }
 

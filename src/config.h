@@ -4,6 +4,12 @@
  *   BRAVO_N           slow-down guard N (default 9: writers slowed <= ~10%)
  *   BRAVO_TABLE_SIZE  visible readers table slots, power of two >= 4096
  *                     (default: 64 per CPU, at least 4096)
+ *   BRAVO_TABLE       2d (default: a row of slots per CPU) or 1d (the
+ *                     paper's one array): the visible readers table
+ *   BRAVO_POLICY      adaptive (default) or classic (the paper's N*T
+ *                     rule): when bias comes back after a revocation
+ *   BRAVO_PAYBACK     adaptive policy: bias must have lasted this many
+ *                     times its revocation's cost to count as paid (16)
  *   BRAVO_SPIN        pause iterations before a waiter parks (default 128)
  *   BRAVO_VERBOSE     1: one start-up line on stderr (variant, sizes, CPUs)
  *   BRAVO_STATS       1: statistics, printed at exit (stats.h)
@@ -51,5 +57,8 @@ extern struct config config;
  */
 void config_load(void);
 void config_announce(const char *variant, const char *detail);
+/* BRAVO_TABLE and BRAVO_POLICY in effect, as their values are spelled. */
+const char *config_table_name(void);
+const char *config_policy_name(void);
 
 #endif

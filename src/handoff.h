@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-extern _Atomic unsigned long handoff_outstanding;
+extern _Atomic unsigned long handoff_outstanding __attribute__((visibility("hidden")));
 
 static inline bool handoff_any(void)
 {

@@ -66,13 +66,17 @@ static void held_free_spill(void *spill)
 {
 	struct held_list *l = &held_tls;
 
-	if (l->spill == spill && l->n > 0 &&
+	if (l->spill == spill && l->used > 0 &&
 	    ++held_exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
 	    pthread_setspecific(held_key, spill) == 0)
 		return;
 	if (l->spill == spill) {
+		/* A later push starts over in the inline array. */
+		l->room = 0;
+		l->used = 0;
+		atomic_signal_fence(memory_order_release);
+		l->base = NULL;
 		l->spill = NULL;
-		l->n = 0;
 	}
 	spill_free(spill);
 	held_free_retired(l);
@@ -95,8 +99,17 @@ struct held *held_grow(void)
 	uint32_t cap = l->spill ? l->spill->cap * 2
 				: (uint32_t)((4096 - sizeof(struct held_spill)) / sizeof(struct held));
 	struct held_spill *spill;
+	uint32_t n = held_count(l);
+	int saved_errno;
 
-	int saved_errno = errno; /* mmap may set it; glibc's calls never do */
+	if (!l->base) {
+		/* First push (or first since exit cleanup): the inline array. */
+		l->base = l->inl;
+		atomic_signal_fence(memory_order_release);
+		l->room = sizeof(l->inl);
+		return l->base;
+	}
+	saved_errno = errno; /* mmap may set it; glibc's calls never do */
 
 	held_init();
 	if (!held_key_ok)
@@ -107,7 +120,7 @@ struct held *held_grow(void)
 		return NULL;
 	spill->cap = cap;
 	spill->retired_next = NULL;
-	memcpy(spill->e, held_entries(l), l->n * sizeof(spill->e[0]));
+	memcpy(spill->e, l->base, n * sizeof(spill->e[0]));
 	if (pthread_setspecific(held_key, spill) != 0) {
 		spill_free(spill);
 		errno = saved_errno;
@@ -122,8 +135,14 @@ struct held *held_grow(void)
 		l->spill->retired_next = l->retired;
 		l->retired = l->spill;
 	}
-	/* The copy is complete before a handler can see the new array. */
+	/*
+	 * The copy is complete before a handler can see the new array, and
+	 * room grows last: a handler never sees room the array lacks.
+	 */
 	atomic_signal_fence(memory_order_release);
 	l->spill = spill;
+	l->base = spill->e;
+	atomic_signal_fence(memory_order_release);
+	l->room = (size_t)cap * sizeof(struct held);
 	return spill->e;
 }

@@ -1,7 +1,7 @@
 /*
  * held.h - per-thread list of the rwlocks the thread holds.
  *
- * One entry per lock: mode, recursion count, and one word of per-acquisition
+ * One entry per lock: mode, read re-entries, and one word of per-acquisition
  * data handed from the lock to its unlock (the BRAVO slot, the Per-CPU index,
  * the Cohort node), so the unlock never recomputes it after a migration.
  * The list also answers POSIX's questions: does this thread hold the lock,
@@ -29,16 +29,39 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-enum held_mode { HELD_READ = 1, HELD_WRITE = 2 };
+/*
+ * HELD_FAST marks a read entry pushed by rwlock.c's inline fast path (its
+ * data is a variant fast hold): the inline unlock recognizes "a single
+ * fast read hold" by one 64-bit compare of the state word.
+ */
+enum held_mode { HELD_READ = 1, HELD_WRITE = 2, HELD_FAST = 4 };
 
 struct held {
 	const void *lock;
-	uint32_t mode;
-	uint32_t count; /* read re-entries + 1 */
 	uintptr_t data;
+	union {
+		struct {
+			uint32_t mode;      /* HELD_READ or HELD_WRITE, perhaps | HELD_FAST */
+			uint32_t reentries; /* read re-entries (holds - 1) */
+		};
+		uint64_t state;
+	};
 };
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HELD_STATE(mode, reentries) ((uint64_t)(mode) | (uint64_t)(reentries) << 32)
+#else
+#define HELD_STATE(mode, reentries) ((uint64_t)(mode) << 32 | (uint64_t)(reentries))
+#endif
+
+/* HELD_READ or HELD_WRITE. */
+static inline enum held_mode held_mode_of(const struct held *e)
+{
+	return (enum held_mode)(e->mode & (HELD_READ | HELD_WRITE));
+}
 
 #define HELD_INLINE 8
 
@@ -49,26 +72,42 @@ struct held_spill {
 	struct held e[];
 };
 
+/*
+ * The entries are base[0 .. used), counted in bytes so that the common path
+ * adds instead of multiplying; room is the bytes the array has.  Both stay
+ * zero until the first push, which then finds no room and sets the list
+ * up.  Offsets, not pointers, say where the top is: a handler on this
+ * thread that grows (moves) the array between two stores of the
+ * interrupted push leaves the offset valid in the new array.
+ */
 struct held_list {
-	uint32_t n;
+	size_t used;                /* bytes of entries in use */
+	size_t room;                /* bytes base has room for; 0 before the first push */
+	struct held *base;          /* inl, or spill->e once that overflowed */
 	struct held_spill *spill;   /* all entries once the inline array overflowed */
 	struct held_spill *retired; /* replaced spill arrays, freed at thread exit */
 	struct held inl[HELD_INLINE];
 };
 
-extern __thread struct held_list held_tls __attribute__((tls_model("initial-exec")));
+extern __thread struct held_list held_tls
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
-static inline struct held *held_entries(struct held_list *l)
+static inline struct held *held_at(struct held *base, size_t off)
 {
-	return l->spill ? l->spill->e : l->inl;
+	return (struct held *)(void *)((char *)base + off);
+}
+
+static inline uint32_t held_count(const struct held_list *l)
+{
+	return (uint32_t)(l->used / sizeof(struct held));
 }
 
 static inline struct held *held_find(const void *lock)
 {
 	struct held_list *l = &held_tls;
-	struct held *e = held_entries(l);
+	struct held *e = l->base;
 
-	for (uint32_t i = l->n; i-- > 0;)
+	for (uint32_t i = held_count(l); i-- > 0;)
 		if (e[i].lock == lock)
 			return &e[i];
 	return 0;
@@ -79,47 +118,81 @@ struct held *held_grow(void);
 void held_init(void);
 
 /*
- * Record a lock just taken (count 1); false if no memory.  The slot is
+ * Record a lock just taken (no re-entry); false if no memory (or, with grow
+ * false, no room: the fast path does not grow the array).  The entry is
  * reserved (lock NULL, which no lookup matches) before it is filled and
  * named: a handler on this thread pushes its own entries above it.  A
  * handler may also grow the array between two of these stores (copying
- * the slot half filled): then the fill is done again in the new array.
+ * the entry half filled): then the fill is done again in the new array.
  */
-static inline bool held_push(const void *lock, enum held_mode mode, uintptr_t data)
+static inline __attribute__((always_inline)) bool
+held_push_entry(const void *lock, enum held_mode mode, uintptr_t data, bool grow)
 {
 	struct held_list *l = &held_tls;
-	uint32_t i = l->n;
-	struct held *base;
+	size_t off = l->used;
+	struct held *base, *e;
 
-	if (i == (l->spill ? l->spill->cap : HELD_INLINE) && !held_grow())
+	if (__builtin_expect(off == l->room, 0) && (!grow || !held_grow()))
 		return false;
-	base = held_entries(l);
-	base[i].lock = 0;
+	base = l->base;
+	e = held_at(base, off);
+	e->lock = 0;
 	atomic_signal_fence(memory_order_seq_cst);
-	l->n = i + 1;
-	do {
+	l->used = off + sizeof(struct held);
+	for (;;) {
 		atomic_signal_fence(memory_order_seq_cst);
-		base = held_entries(l);
-		base[i].mode = mode;
-		base[i].count = 1;
-		base[i].data = data;
+		e->data = data;
+		e->state = HELD_STATE(mode, 0);
 		atomic_signal_fence(memory_order_seq_cst);
-		base[i].lock = lock;
+		e->lock = lock;
 		atomic_signal_fence(memory_order_seq_cst);
-	} while (__builtin_expect(base != held_entries(l), 0));
-	return true;
+		if (__builtin_expect(base == l->base, 1))
+			return true;
+		base = l->base; /* a handler grew the array: fill the copy */
+		e = held_at(base, off);
+	}
+}
+
+static inline bool held_push(const void *lock, enum held_mode mode, uintptr_t data)
+{
+	return held_push_entry(lock, mode, data, true);
+}
+
+static inline bool held_push_fast(const void *lock, enum held_mode mode, uintptr_t data)
+{
+	return held_push_entry(lock, mode, data, false);
+}
+
+/* The most recent entry if it is lock's, else NULL. */
+static inline struct held *held_top_of(const void *lock)
+{
+	struct held_list *l = &held_tls;
+	size_t off = l->used;
+	struct held *e = held_at(l->base, off) - 1;
+
+	return off && e->lock == lock ? e : 0;
+}
+
+/* Remove the most recent entry. */
+static inline void held_pop(void)
+{
+	struct held_list *l = &held_tls;
+
+	l->used -= sizeof(struct held);
+	atomic_signal_fence(memory_order_seq_cst);
 }
 
 /* Remove an entry returned by held_find (order is not kept). */
 static inline void held_remove(struct held *e)
 {
 	struct held_list *l = &held_tls;
-	struct held *last = &held_entries(l)[l->n - 1];
+	size_t off = l->used - sizeof(struct held);
+	struct held *last = held_at(l->base, off);
 
 	if (e != last)
 		*e = *last; /* a handler now sees the last entry twice: harmless */
 	atomic_signal_fence(memory_order_release);
-	l->n--;
+	l->used = off;
 }
 
 /* Forget the caller's entry for lock, if any (init and destroy). */
@@ -130,6 +203,5 @@ static inline void held_forget(const void *lock)
 	if (e)
 		held_remove(e);
 }
-
 
 #endif

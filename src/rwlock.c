@@ -174,7 +174,7 @@ static bool held_handed_off(pthread_rwlock_t *rw, struct held *h)
 {
 	uintptr_t data = h->data;
 
-	if (h->mode != HELD_READ || !handoff_take(rw, variant_hold_class(data)))
+	if (held_mode_of(h) != HELD_READ || !handoff_take(rw, variant_hold_class(data)))
 		return false;
 	held_remove(h);
 	variant_read_forget(rw, data);
@@ -209,11 +209,11 @@ static bool deadline_valid(const struct deadline *dl)
 /* What the caller's own entry says about a new request; -1: go to the lock. */
 static int held_check(struct held *h, enum held_mode mode, bool try)
 {
-	if (h->mode == HELD_WRITE || mode == HELD_WRITE)
+	if (held_mode_of(h) == HELD_WRITE || mode == HELD_WRITE)
 		return try ? EBUSY : EDEADLK;
-	if (h->count == UINT32_MAX)
+	if (h->reentries == UINT32_MAX - 1)
 		return EAGAIN;
-	h->count++;
+	h->reentries++;
 	stat_add(STAT_READ_REENTRIES, 1);
 	return 0;
 }
@@ -323,14 +323,48 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 	return 0;
 }
 
+/*
+ * The read fast path: the variant's (a BRAVO table slot), recorded in the
+ * held-lock list, with no call and no frame.  It may skip the list lookup:
+ * a thread holding rw for writing finds bias revoked, and one that reads
+ * it through the table already finds its own slot taken or takes a second
+ * one (locks/bravo.h); a read hold of the lock underneath is simply
+ * another hold.  The variant keeps it shut before the load (no bias yet)
+ * and in strict mode or with statistics (which see every call); anything
+ * else -- a full list, a process-shared lock (its BRAVO word is zero) --
+ * takes rwlock_acquire.
+ */
+static inline __attribute__((always_inline)) bool rdlock_fast(pthread_rwlock_t *rw)
+{
+	uintptr_t data;
+
+	if (null_ptr(rw))
+		return false;
+	if (!variant_read_fast(rw, &data))
+		return false;
+	if (__builtin_expect(held_push_fast(rw, HELD_READ | HELD_FAST, data), 1))
+		return true;
+	variant_read_fast_unlock(data);
+	return false;
+}
+
+static __attribute__((noinline)) int rdlock_slow(pthread_rwlock_t *rw, bool try, const void *caller)
+{
+	return rwlock_acquire(rw, HELD_READ, try, NULL, caller);
+}
+
 EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 {
-	return rwlock_acquire(rw, HELD_READ, false, NULL, CALLER);
+	if (rdlock_fast(rw))
+		return 0;
+	return rdlock_slow(rw, false, CALLER);
 }
 
 EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
 {
-	return rwlock_acquire(rw, HELD_READ, true, NULL, CALLER);
+	if (rdlock_fast(rw))
+		return 0;
+	return rdlock_slow(rw, true, CALLER);
 }
 
 EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *abstime)
@@ -386,7 +420,34 @@ static int unlock_unheld(pthread_rwlock_t *rw, const void *caller)
 	return 0;
 }
 
+/*
+ * The unlock fast path: the most recent entry is rw's, a single read hold
+ * taken by rdlock_fast, and no hold is outstanding that another thread
+ * released on its reader's behalf.
+ */
+static inline __attribute__((always_inline)) bool unlock_fast(pthread_rwlock_t *rw)
+{
+	struct held *h = held_top_of(rw);
+	uintptr_t data;
+
+	if (!h || h->state != HELD_STATE(HELD_READ | HELD_FAST, 0) || handoff_any())
+		return false;
+	data = h->data;
+	held_pop(); /* off the list before the release (see the top of the file) */
+	variant_read_fast_unlock(data);
+	return true;
+}
+
+static __attribute__((noinline)) int unlock_slow(pthread_rwlock_t *rw, const void *caller);
+
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
+{
+	if (unlock_fast(rw))
+		return 0;
+	return unlock_slow(rw, CALLER);
+}
+
+static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 {
 	struct held *h;
 	enum held_mode mode;
@@ -398,13 +459,13 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 		return real()->unlock(rw);
 	h = held_find(rw);
 	if (!h)
-		return unlock_unheld(rw, CALLER);
-	if (h->mode == HELD_READ && h->count > 1) {
-		h->count--;
+		return unlock_unheld(rw, caller);
+	if (held_mode_of(h) == HELD_READ && h->reentries > 0) {
+		h->reentries--;
 		return 0;
 	}
 	/* Off the list before the lock is released (see the top of the file). */
-	mode = h->mode;
+	mode = held_mode_of(h);
 	data = h->data;
 	held_remove(h);
 	if (mode == HELD_READ && handoff_any() && handoff_take(rw, variant_hold_class(data))) {

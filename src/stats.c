@@ -48,6 +48,11 @@ static const char *const stat_names[STAT_COUNT] = {
 	[STAT_REVOCATIONS] = "revocations",
 	[STAT_REVOCATION_NS] = "revocation_ns_total",
 	[STAT_REVOCATION_MAX_NS] = "revocation_ns_max",
+	[STAT_REVOCATION_NO_SCAN] = "revocations_no_scan",
+	[STAT_SLOTS_SCANNED] = "slots_scanned",
+	[STAT_BIAS_ENABLED] = "bias_enabled",
+	[STAT_POLICY_STRIKES] = "policy_strikes",
+	[STAT_POLICY_PAID] = "policy_paid",
 	[STAT_WAIT_NS] = "wait_ns",
 	[STAT_ERR_EDEADLK] = "errors_edeadlk",
 	[STAT_ERR_EBUSY] = "errors_ebusy",
@@ -136,9 +141,45 @@ static void on_waited(uint64_t ns)
 
 static void on_revoked(uint64_t ns)
 {
+	unsigned k = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
+
 	stat_add_slow(STAT_REVOCATIONS, 1);
 	stat_add_slow(STAT_REVOCATION_NS, ns);
 	stat_add_slow(STAT_REVOCATION_MAX_NS, ns);
+	stat_add_slow(STAT_REVOCATION_HIST + (k < 40 ? k : 39), 1);
+}
+
+static void on_counted(enum lock_event ev, uint64_t n)
+{
+	static const enum stat_counter of[LOCK_EV_KINDS] = {
+		[LOCK_EV_BIAS_ENABLED] = STAT_BIAS_ENABLED,
+		[LOCK_EV_REVOKE_NO_SCAN] = STAT_REVOCATION_NO_SCAN,
+		[LOCK_EV_SLOTS_SCANNED] = STAT_SLOTS_SCANNED,
+		[LOCK_EV_POLICY_STRIKE] = STAT_POLICY_STRIKES,
+		[LOCK_EV_POLICY_PAID] = STAT_POLICY_PAID,
+	};
+
+	if ((unsigned)ev < LOCK_EV_KINDS)
+		stat_add_slow(of[ev], n);
+}
+
+/*
+ * The median revocation time from the power-of-two histogram: the
+ * geometric middle of the bucket holding the middle revocation (within a
+ * factor of 1.41 of the true median).
+ */
+static uint64_t revocation_median_ns(const uint64_t t[STAT_COUNT])
+{
+	uint64_t total = t[STAT_REVOCATIONS], seen = 0;
+
+	if (total == 0)
+		return 0;
+	for (unsigned k = 0; k < 40; k++) {
+		seen += t[STAT_REVOCATION_HIST + k];
+		if (2 * seen >= total)
+			return (uint64_t)((double)(UINT64_C(1) << k) * 1.41421356);
+	}
+	return t[STAT_REVOCATION_MAX_NS];
 }
 
 void stats_totals(uint64_t out[STAT_COUNT])
@@ -182,7 +223,7 @@ static int stats_file_open(void)
 static void stats_report(void)
 {
 	uint64_t t[STAT_COUNT];
-	char buf[2048];
+	char buf[4096];
 	int fd = 2, n, saved_errno = errno;
 	uint64_t slow;
 
@@ -193,7 +234,7 @@ static void stats_report(void)
 	n = snprintf(buf, sizeof(buf), "libbravo: statistics variant=%s pid=%ld\n"
 		     "libbravo.variant=%s\nlibbravo.pid=%ld\n",
 		     stats_variant, (long)getpid(), stats_variant, (long)getpid());
-	for (int i = 0; i < STAT_COUNT && n < (int)sizeof(buf); i++) {
+	for (int i = 0; i < STAT_REVOCATION_HIST && n < (int)sizeof(buf); i++) {
 		n += snprintf(buf + n, sizeof(buf) - n, "libbravo.%s=%llu\n", stat_names[i],
 			      (unsigned long long)t[i]);
 		if (i == STAT_READ_FAST && n < (int)sizeof(buf))
@@ -201,6 +242,12 @@ static void stats_report(void)
 				      "libbravo.read_slow=%llu\nlibbravo.read_fast_fraction=%.4f\n",
 				      (unsigned long long)slow,
 				      t[STAT_READS] ? (double)t[STAT_READ_FAST] / (double)t[STAT_READS] : 0.0);
+		if (i == STAT_REVOCATION_MAX_NS && n < (int)sizeof(buf))
+			n += snprintf(buf + n, sizeof(buf) - n,
+				      "libbravo.revocation_ns_mean=%llu\nlibbravo.revocation_ns_median=%llu\n",
+				      (unsigned long long)(t[STAT_REVOCATIONS] ?
+							   t[STAT_REVOCATION_NS] / t[STAT_REVOCATIONS] : 0),
+				      (unsigned long long)revocation_median_ns(t));
 	}
 	if (n > (int)sizeof(buf))
 		n = sizeof(buf);
@@ -250,6 +297,7 @@ void stats_start(const char *variant, const char *path)
 		pthread_atfork(NULL, NULL, stats_after_fork_in_child);
 		lock_event_waited = on_waited;
 		lock_event_revoked = on_revoked;
+		lock_event_count = on_counted;
 		stats_on = true;
 	}
 	errno = saved_errno;

@@ -25,6 +25,11 @@ enum stat_counter {
 	STAT_REVOCATIONS,
 	STAT_REVOCATION_NS,
 	STAT_REVOCATION_MAX_NS, /* merged as a maximum */
+	STAT_REVOCATION_NO_SCAN, /* revocations that skipped the scan (no fast reader since) */
+	STAT_SLOTS_SCANNED,     /* table slots read by revocations and drains */
+	STAT_BIAS_ENABLED,      /* slow readers that set RBias */
+	STAT_POLICY_STRIKES,    /* adaptive policy: revocations bias did not pay for */
+	STAT_POLICY_PAID,       /* adaptive policy: penalties halved after bias paid */
 	STAT_WAIT_NS,           /* asleep on a futex or yielding */
 	STAT_ERR_EDEADLK,       /* error returns, by errno */
 	STAT_ERR_EBUSY,
@@ -32,7 +37,9 @@ enum stat_counter {
 	STAT_ERR_EINVAL,
 	STAT_ERR_ETIMEDOUT,
 	STAT_ERR_EAGAIN,
-	STAT_COUNT
+	/* Revocation times: bucket k counts those of [2^k, 2^(k+1)) ns (not printed). */
+	STAT_REVOCATION_HIST,
+	STAT_COUNT = STAT_REVOCATION_HIST + 40
 };
 
 extern bool stats_on;

@@ -35,6 +35,14 @@
  *
  * data is the per-acquisition word carried in the held-lock list from the
  * lock to its unlock (BRAVO slot, CPU index, NUMA node).
+ *
+ * A variant with a read fast path that needs no call (BRAVO's table)
+ * defines VARIANT_READ_FAST and provides, for rwlock.c's fast paths:
+ *
+ *   variant_read_fast(rw, &data)          true: read-held through it (no
+ *                                         call, no wait); false: use
+ *                                         variant_read_lock
+ *   variant_read_fast_unlock(data)        release it (no call)
  */
 #ifndef LIBBRAVO_VARIANT_H
 #define LIBBRAVO_VARIANT_H
@@ -56,6 +64,22 @@
 #include "variant_cohort.h"
 #else
 #error "no lock variant selected (-DLIBBRAVO_VARIANT_...)"
+#endif
+
+#ifndef VARIANT_READ_FAST
+/* No read fast path: every read takes rwlock.c's full path. */
+static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	(void)rw;
+	(void)data;
+	return false;
+}
+
+
+static inline void variant_read_fast_unlock(uintptr_t data)
+{
+	(void)data;
+}
 #endif
 
 #endif

@@ -197,13 +197,12 @@ static const struct rw_ops under_ops = {
  */
 static void adopt_write_locks_in_child(void)
 {
-	struct held *e = held_entries(&held_tls);
 	int tid = (int)gettid();
 
-	for (uint32_t i = 0; i < held_tls.n; i++) {
-		pthread_rwlock_t *rw = (pthread_rwlock_t *)e[i].lock;
+	for (struct held *e = held_tls.base; e != held_at(held_tls.base, held_tls.used); e++) {
+		pthread_rwlock_t *rw = (pthread_rwlock_t *)e->lock;
 
-		if (e[i].mode == HELD_WRITE && !handle_is_pshared(rw))
+		if (held_mode_of(e) == HELD_WRITE && !handle_is_pshared(rw))
 			__atomic_store_n(&rw->__data.__cur_writer, tid, __ATOMIC_RELAXED);
 	}
 }
@@ -220,6 +219,9 @@ static unsigned long tolerated_fast_holds(const void *lock)
 static inline void variant_load(void)
 {
 	bravo_tolerated_slots = tolerated_fast_holds;
+	/* Strict mode and statistics see every read: keep rwlock.c's inline path shut. */
+	if (config.strict || config.stats)
+		bravo_enable_bits |= BRAVO_FULL_PATH;
 	vr_table_init(config.table_slots);
 #if defined(LIBBRAVO_UNDER_PTHREAD)
 	pthread_atfork(NULL, NULL, adopt_write_locks_in_child);
@@ -228,10 +230,11 @@ static inline void variant_load(void)
 
 static inline const char *variant_detail(void)
 {
-	static char detail[64];
+	static char detail[128];
 
-	snprintf(detail, sizeof(detail), "table_slots=%u slowdown_n=%u",
-		 vr_table_slots(), bravo_slowdown_n);
+	snprintf(detail, sizeof(detail), "table=%s table_slots=%u table_rows=%u policy=%s slowdown_n=%u",
+		 config_table_name(), vr_table_slots(), vr_table_rows(), config_policy_name(),
+		 bravo_slowdown_n);
 	return detail;
 }
 
@@ -279,11 +282,29 @@ static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *d
 	return false;
 }
 
+
+/* The read fast path (variant.h): a slot of the visible readers table. */
+#define VARIANT_READ_FAST 1
+
+static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	vr_slot_t *slot = bravo_read_fast(handle_bravo(rw), true);
+
+	*data = (uintptr_t)slot;
+	return slot != NULL;
+}
+
+
+static inline void variant_read_fast_unlock(uintptr_t data)
+{
+	bravo_read_fast_unlock((vr_slot_t *)data);
+}
+
 /* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */
 static void count_read(pthread_rwlock_t *rw, uintptr_t slot, uint64_t seen)
 {
 	stat_add_slow(slot ? STAT_READ_FAST
-			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(handle_bravo(rw), seen, rw), 1);
+			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(handle_bravo(rw), seen), 1);
 }
 
 /* The lock word as a reader finds it, only when statistics want it. */

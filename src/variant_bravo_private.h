@@ -57,7 +57,7 @@ static void private_reset(void *block)
 
 	memset(l, 0, private_size());
 	ba_init(&l->ba);
-	l->table.mask = private_slots - 1;
+	vr_table_init_private(&l->table, private_slots);
 }
 
 static struct bravo_private_lock *private_of(pthread_rwlock_t *rw)
@@ -67,6 +67,8 @@ static struct bravo_private_lock *private_of(pthread_rwlock_t *rw)
 
 static inline void variant_load(void)
 {
+	if (config.strict || config.stats)
+		bravo_enable_bits |= BRAVO_FULL_PATH;
 	/* The shared table is not used; making it fixes the size and the epoch. */
 	vr_table_init(config.table_slots);
 	private_slots = vr_table_slots() ? vr_table_slots() : vr_table_default_slots();
@@ -123,11 +125,32 @@ static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *d
 	return false;
 }
 
+
+/* The read fast path (variant.h): a slot of the lock's own table.
+ * Its one pointer load (the handle's block) matches the shared variant's
+ * (the global table); the table itself sits at a fixed offset in the block. */
+#define VARIANT_READ_FAST 1
+
+static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	struct bravo_private_lock *l = handle_sealed_block(rw);
+	vr_slot_t *slot = l ? bravo_read_fast(&l->bravo, true) : NULL;
+
+	*data = (uintptr_t)slot;
+	return slot != NULL;
+}
+
+
+static inline void variant_read_fast_unlock(uintptr_t data)
+{
+	bravo_read_fast_unlock((vr_slot_t *)data);
+}
+
 /* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */
 static void count_read(struct bravo_private_lock *l, uintptr_t slot, uint64_t seen)
 {
 	stat_add_slow(slot ? STAT_READ_FAST
-			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(&l->bravo, seen, &l->ba), 1);
+			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(&l->bravo, seen), 1);
 }
 
 static inline uint64_t seen_word(struct bravo_private_lock *l)

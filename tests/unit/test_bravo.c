@@ -31,6 +31,7 @@
 #include "timespec_util.h"
 #include "../../locks/ba.h"
 #include "../../locks/bravo.h"
+#include "../../locks/events.h"
 
 #define TCASE_TIMEOUT 30
 
@@ -611,8 +612,11 @@ START_TEST(read_with_bias_set_takes_fast_path_in_own_slot)
 
 	enable_bias(&l);
 	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
-	slot = vr_slot_of(table(), &l.u);
-	ck_assert_uint_eq(cookie, (uintptr_t)slot);
+	slot = (vr_slot_t *)cookie;
+	ck_assert_ptr_nonnull(slot);
+	/* In the token's column, whatever the row (2D: the CPU it ran on). */
+	ck_assert_uint_eq((uint32_t)(slot - table()->slot) % VR_COLUMNS,
+			  vr_column_of((uint64_t)(uintptr_t)token_of(&l)));
 	ck_assert_ptr_eq(atomic_load(slot), token_of(&l)); /* the lock's token */
 	ck_assert_uint_eq(slow_readers(&l), 0); /* BA never saw this reader */
 	ck_assert(bravo_has_fast_readers(&l.b, &l.u));
@@ -631,7 +635,7 @@ START_TEST(read_trylock_with_bias_set_takes_fast_path)
 
 	enable_bias(&l);
 	ck_assert(rd_trylock(&l, &cookie));
-	ck_assert_uint_eq(cookie, (uintptr_t)vr_slot_of(table(), &l.u));
+	ck_assert_ptr_eq(atomic_load((vr_slot_t *)cookie), token_of(&l));
 	ck_assert_uint_eq(slow_readers(&l), 0);
 	rd_unlock(&l, cookie);
 	ck_assert(idle(&l));
@@ -1001,7 +1005,10 @@ START_TEST(slot_collision_falls_back_to_slow_path)
 	ck_assert_ptr_nonnull(first);
 	memset(first, 0xff, (size_t)slots * sizeof(*first));
 	for (uint32_t i = 0; i <= slots && !b; i++) {
-		uint32_t s = (uint32_t)(vr_slot_of(table(), &cand[i].u) - table()->slot);
+		uint32_t s;
+
+		enable_bias(&cand[i]); /* draws the token the slot is hashed from */
+		s = (uint32_t)(vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(&cand[i])) - table()->slot);
 
 		if (first[s] == UINT32_MAX) {
 			first[s] = i;
@@ -1011,11 +1018,8 @@ START_TEST(slot_collision_falls_back_to_slow_path)
 		}
 	}
 	ck_assert_ptr_nonnull(b);
-	slot = vr_slot_of(table(), &a->u);
-	ck_assert_ptr_eq(slot, vr_slot_of(table(), &b->u));
-
-	enable_bias(a);
-	enable_bias(b);
+	slot = vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(a));
+	ck_assert_ptr_eq(slot, vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(b)));
 	ca = fast_read(a);
 	ck_assert_uint_eq(ca, (uintptr_t)slot);
 	ck_assert_int_eq(rd_lock(b, &cb, NULL), 0);
@@ -1222,6 +1226,186 @@ END_TEST
 
 /* ----------------------------------------------------------------- suite */
 
+
+/* ------------------------------------------------------------ 2D layout */
+
+static uint64_t slots_scanned;
+
+static void count_scanned(enum lock_event ev, uint64_t n)
+{
+	if (ev == LOCK_EV_SLOTS_SCANNED)
+		__atomic_fetch_add(&slots_scanned, n, __ATOMIC_RELAXED);
+}
+
+static uint32_t rows_expected(void)
+{
+	uint32_t rows = 1;
+
+	while (rows < (uint32_t)sysconf(_SC_NPROCESSORS_CONF))
+		rows <<= 1;
+	return rows;
+}
+
+START_TEST(table_2d_has_one_row_of_256_slots_per_cpu)
+{
+	ck_assert(vr_table_init(0));
+	ck_assert_uint_eq(table()->layout, VR_2D);
+	ck_assert_uint_eq(vr_table_rows(), rows_expected());
+	ck_assert_uint_eq(vr_table_slots(), rows_expected() * VR_COLUMNS);
+}
+END_TEST
+
+START_TEST(table_2d_ignores_the_1d_size)
+{
+	ck_assert(vr_table_init(1u << 16));
+	ck_assert_uint_eq(vr_table_slots(), rows_expected() * VR_COLUMNS);
+}
+END_TEST
+
+START_TEST(revocation_in_2d_scans_one_slot_per_row)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+
+	lock_event_count = count_scanned;
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	rd_unlock(&l, cookie); /* USED is set: the writer must scan */
+	slots_scanned = 0;
+	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
+	ck_assert(!biased(&l));
+	ck_assert_uint_eq(slots_scanned, vr_table_rows());
+	wr_unlock(&l);
+	lock_event_count = NULL;
+}
+END_TEST
+
+START_TEST(writer_in_2d_waits_for_fast_reader_of_another_row)
+{
+	struct bba l = { 0 };
+	struct vr_table *t;
+	vr_slot_t *other;
+	struct actor w;
+	uintptr_t cookie;
+
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	rd_unlock(&l, cookie);
+	t = table();
+	if (t->row_mask == 0)
+		return; /* one row: nothing to show (single-CPU machine) */
+	/* A reader that migrated: its slot is in a row that is not this CPU's. */
+	other = &t->slot[(((cookie - (uintptr_t)t->slot) / sizeof(vr_slot_t)) ^ VR_COLUMNS) & t->mask];
+	atomic_store(other, token_of(&l));
+	actor_start(&w, &l, ACT_WRITE, false, 0, false);
+	usleep(50000);
+	ck_assert(!done(&w)); /* the column scan found the other row's reader */
+	atomic_store(other, NULL);
+	actor_finish(&w);
+	ck_assert_int_eq(w.result, 0);
+}
+END_TEST
+
+/* ------------------------------------------------------ adaptive policy */
+
+static uint64_t strikes_of(struct bba *l)
+{
+	return word_of(l) >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX;
+}
+
+/* Enable bias, then write at once: no fast reader used it. */
+static void unpaid_bias(struct bba *l)
+{
+	uintptr_t cookie;
+
+	for (int i = 0; i < 64 && !biased(l); i++) {
+		ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
+		rd_unlock(l, cookie);
+		if (!biased(l))
+			usleep(2000); /* inhibited: wait for the window to end */
+	}
+	ck_assert(biased(l));
+	ck_assert_int_eq(wr_lock(l, false, NULL), 0);
+	wr_unlock(l);
+}
+
+START_TEST(adaptive_policy_counts_a_strike_for_bias_nobody_used)
+{
+	struct bba l = { 0 };
+
+	bravo_policy = BRAVO_POLICY_ADAPTIVE;
+	bravo_slowdown_n = 0;
+	unpaid_bias(&l);
+	ck_assert_uint_eq(strikes_of(&l), 1);
+	ck_assert(bravo_inhibited(word_of(&l), bravo_now())); /* the penalty alone */
+}
+END_TEST
+
+START_TEST(adaptive_policy_penalty_grows_with_strikes_and_stops_at_the_maximum)
+{
+	struct bba l = { 0 };
+
+	bravo_policy = BRAVO_POLICY_ADAPTIVE;
+	bravo_slowdown_n = 0;
+	for (uint64_t i = 1; i <= 3; i++) {
+		unpaid_bias(&l);
+		ck_assert_uint_eq(strikes_of(&l), i);
+	}
+	/* Saturate without waiting out 45 ms windows: set 15 strikes by hand. */
+	atomic_store(&l.b.word, BRAVO_STRIKE_MAX << BRAVO_STRIKE_SHIFT | BRAVO_RBIAS);
+	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
+	wr_unlock(&l);
+	ck_assert_uint_eq(strikes_of(&l), BRAVO_STRIKE_MAX);
+}
+END_TEST
+
+START_TEST(adaptive_policy_halves_the_penalty_after_bias_that_paid)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+
+	bravo_policy = BRAVO_POLICY_ADAPTIVE;
+	bravo_slowdown_n = 0;
+	enable_bias(&l);
+	/* Pretend four strikes, keeping RBias and the time bias was set. */
+	atomic_fetch_or(&l.b.word, UINT64_C(4) << BRAVO_STRIKE_SHIFT);
+	cookie = fast_read(&l); /* used */
+	rd_unlock(&l, cookie);
+	usleep(20000);          /* and long enough to pay for any revocation here */
+	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
+	wr_unlock(&l);
+	ck_assert_uint_eq(strikes_of(&l), 2);
+}
+END_TEST
+
+START_TEST(classic_policy_never_counts_strikes)
+{
+	struct bba l = { 0 };
+
+	bravo_policy = BRAVO_POLICY_CLASSIC;
+	bravo_slowdown_n = 0;
+	unpaid_bias(&l);
+	unpaid_bias(&l);
+	ck_assert_uint_eq(strikes_of(&l), 0);
+	ck_assert(!bravo_inhibited(word_of(&l), bravo_now())); /* N = 0: no window */
+}
+END_TEST
+
+START_TEST(adaptive_penalty_keeps_the_classic_window_as_its_floor)
+{
+	struct bba l = { 0 };
+
+	bravo_policy = BRAVO_POLICY_ADAPTIVE;
+	bravo_slowdown_n = 1u << 20;
+	enable_bias(&l);
+	revoke_past_fast_reader(&l, 2000);
+	/* Even with the penalty halved to nothing the N*T window holds. */
+	ck_assert(bravo_inhibited(word_of(&l), bravo_now() + (UINT64_C(1) << 12)));
+}
+END_TEST
+
+static bool run_1d = true;
+
 static Suite *bravo_suite(void)
 {
 	Suite *s = suite_create("bravo");
@@ -1230,6 +1414,15 @@ static Suite *bravo_suite(void)
 	tc = tcase_create("table");
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
 	tcase_add_test(tc, vr_table_is_absent_until_initialized);
+	if (!run_1d) {
+		tcase_add_test(tc, table_2d_has_one_row_of_256_slots_per_cpu);
+		tcase_add_test(tc, table_2d_ignores_the_1d_size);
+		tcase_add_test(tc, revocation_in_2d_scans_one_slot_per_row);
+		tcase_add_test(tc, writer_in_2d_waits_for_fast_reader_of_another_row);
+		tcase_add_test(tc, concurrent_vr_table_inits_publish_one_table);
+		suite_add_tcase(s, tc);
+		goto common;
+	}
 	tcase_add_test(tc, vr_table_rounds_slot_count_up_to_power_of_two);
 	tcase_add_test(tc, vr_table_keeps_slot_count_that_is_power_of_two);
 	tcase_add_loop_test(tc, vr_table_is_never_smaller_than_4096_slots, 0, 6);
@@ -1239,6 +1432,16 @@ static Suite *bravo_suite(void)
 	tcase_add_test(tc, concurrent_vr_table_inits_publish_one_table);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("adaptive");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, adaptive_policy_counts_a_strike_for_bias_nobody_used);
+	tcase_add_test(tc, adaptive_policy_penalty_grows_with_strikes_and_stops_at_the_maximum);
+	tcase_add_test(tc, adaptive_policy_halves_the_penalty_after_bias_that_paid);
+	tcase_add_test(tc, classic_policy_never_counts_strikes);
+	tcase_add_test(tc, adaptive_penalty_keeps_the_classic_window_as_its_floor);
+	suite_add_tcase(s, tc);
+
+common:
 	tc = tcase_create("fast_path");
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
 	tcase_add_test(tc, zeroed_lock_is_unlocked_and_unbiased);
@@ -1274,7 +1477,8 @@ static Suite *bravo_suite(void)
 
 	tc = tcase_create("collision");
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
-	tcase_add_test(tc, slot_collision_falls_back_to_slow_path);
+	if (run_1d) /* needs the slot to stay put: 2D rows follow the CPU */
+		tcase_add_test(tc, slot_collision_falls_back_to_slow_path);
 	tcase_add_test(tc, draining_writer_lets_slow_readers_in_while_fast_reader_holds);
 	tcase_add_test(tc, second_writer_waits_for_the_drain_too);
 	tcase_add_test(tc, timed_draining_writer_times_out_and_leaves_lock_free_for_readers);
@@ -1299,7 +1503,19 @@ static Suite *bravo_suite(void)
 	return s;
 }
 
+/*
+ * The protocol tests run over both table layouts, under the paper's
+ * classic policy (the adaptive tests pick their policy themselves).
+ */
 int main(void)
 {
-	return run_suite(bravo_suite());
+	int failed;
+
+	bravo_policy = BRAVO_POLICY_CLASSIC;
+	vr_layout = VR_1D;
+	run_1d = true;
+	failed = run_suite(bravo_suite());
+	vr_layout = VR_2D;
+	run_1d = false;
+	return run_suite(bravo_suite()) | failed;
 }
