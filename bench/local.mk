@@ -48,6 +48,11 @@ noinst_PROGRAMS += bench/rwlock-mb
 bench_rwlock_mb_SOURCES = bench/rwlock-mb.c
 bench_rwlock_mb_LDADD = bench/libbench.la -lm
 
+bench_programs += bench/noharm
+noinst_PROGRAMS += bench/noharm
+bench_noharm_SOURCES = bench/noharm.c
+bench_noharm_LDADD = bench/libbench.la -lm
+
 # make check: every program under glibc and every variant, briefly.
 TESTS += tests/bench/smoke-check
 EXTRA_DIST += tests/bench/smoke-check

@@ -129,3 +129,38 @@ def default_threads(limit):
     if out[-1] != limit:
         out.append(limit)
     return out
+
+
+def gnuplot_string(text):
+    """text as a gnuplot double-quoted string that gnuplot takes literally:
+    backslash and double quote escaped, the backquote (command substitution,
+    done even inside double quotes) as its octal escape, a newline as \\n,
+    other control characters dropped."""
+    out = []
+    for ch in str(text):
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "`":
+            out.append("\\140")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ord(ch) >= 32 and ch != "\x7f":
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def machine_text():
+    """'CPU MODEL, N CPUs' from /proc/cpuinfo and the CPUs usable here."""
+    model = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Model", "cpu model") and value.strip():
+                    model = " ".join(value.split())
+                    break
+    except OSError:
+        pass
+    return "%s, %d CPUs" % (model or "unknown CPU model", cpu_count())
