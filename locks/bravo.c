@@ -298,8 +298,14 @@ static unsigned long vr_count(struct vr_table *t, const void *token, unsigned lo
 		/* seq_cst: ordered after the RBias clear (Dekker, see bravo.h). */
 		if (atomic_load_explicit(&sc.first[i * sc.stride], memory_order_seq_cst) == token)
 			n++;
-	count_event(LOCK_EV_SLOTS_SCANNED, sc.n);
 	return n;
+}
+
+/* Statistics: a revocation or a drain read the lock's slots once more. */
+static void count_scan(struct vr_table *t, const void *token)
+{
+	if (lock_event_count)
+		count_event(LOCK_EV_SLOTS_SCANNED, vr_scan_of(t, token).n);
 }
 
 /* True while more than `tolerate` slots hold token. */
@@ -355,7 +361,7 @@ static int vr_wait_for_readers(struct vr_table *t, const void *token, const stru
 					return r;
 		count_event(LOCK_EV_SLOTS_SCANNED, sc.n);
 	} else {
-		while (vr_holds(t, token, tolerate))
+		while (count_scan(t, token), vr_holds(t, token, tolerate))
 			if ((r = backoff_wait(&bo, dl)))
 				return r;
 	}
@@ -402,7 +408,10 @@ int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl,
 		}
 	}
 	tolerate = tolerated(lock);
-	if (!t || !vr_holds(t, token, tolerate))
+	if (!t || !token)
+		goto clear;
+	count_scan(t, token);
+	if (!vr_holds(t, token, tolerate))
 		goto clear;
 	switch (how) {
 	case BRAVO_RELEASE:

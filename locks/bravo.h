@@ -337,6 +337,12 @@ bravo_read_fast(struct bravo *b, bool inline_path)
 	token = atomic_load_explicit(&b->token, memory_order_relaxed);
 	slot = vr_slot_of(table, token);
 	/*
+	 * The full path often comes right after the inline one failed: test
+	 * before the locked CAS, so a busy slot costs a load, not an RMW.
+	 */
+	if (!inline_path && atomic_load_explicit(slot, memory_order_relaxed))
+		return NULL;
+	/*
 	 * Dekker pair with bravo_revoke(): the seq_cst CAS publishes the slot
 	 * before the seq_cst recheck below reads RBias; the writer clears RBias
 	 * with a seq_cst RMW before its seq_cst scan.  Either the writer sees

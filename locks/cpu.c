@@ -3,26 +3,36 @@
  */
 #include "cpu.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/rseq.h>
 
 ptrdiff_t cpu_word_offset;
-bool cpu_from_rseq;
 __thread uint32_t cpu_thread_row __attribute__((tls_model("initial-exec")));
 
 static _Atomic uint32_t cpu_rows_given;
+static bool cpu_use_rseq;
 
-void cpu_hint_init(bool use_cpu)
+static void cpu_word_pick(void)
 {
 	char *tp = __builtin_thread_pointer();
 
-	if (use_cpu && __rseq_size > 0) {
-		cpu_from_rseq = true;
+	if (cpu_use_rseq && __rseq_size > 0)
 		cpu_word_offset = __rseq_offset + (ptrdiff_t)offsetof(struct rseq, cpu_id_start);
-	} else {
-		cpu_from_rseq = false;
+	else
 		cpu_word_offset = (char *)&cpu_thread_row - tp;
-	}
+}
+
+/*
+ * Once: the fast path reads cpu_word_offset with a plain load, ordered
+ * after this store by the release that publishes the table (bravo.c).
+ */
+void cpu_hint_init(bool use_cpu)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	cpu_use_rseq = use_cpu; /* the layout is fixed before the first call */
+	pthread_once(&once, cpu_word_pick);
 }
 
 void cpu_row_assign_slow(void)

@@ -24,15 +24,13 @@
 
 /* Offset from the thread pointer of the 32-bit word cpu_hint() reads. */
 extern ptrdiff_t cpu_word_offset __attribute__((visibility("hidden")));
-/* True if that word is the kernel's rseq cpu_id_start. */
-extern bool cpu_from_rseq __attribute__((visibility("hidden")));
 /* Our own per-thread row number, used when rseq is not (or may not be). */
 extern __thread uint32_t cpu_thread_row
 	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /*
- * Pick the word (at load; idempotent): rseq's if use_cpu and the kernel
- * keeps it, else the thread's own row (BRAVO-1D always: a random row per
+ * Pick the word (once; later calls change nothing): rseq's if use_cpu and
+ * the kernel keeps it, else the thread's own row (BRAVO-1D always: a random row per
  * thread makes the slot a hash of thread and lock).
  */
 void cpu_hint_init(bool use_cpu);

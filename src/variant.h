@@ -41,7 +41,15 @@
  *
  *   variant_read_fast(rw, &data)          true: read-held through it (no
  *                                         call, no wait); false: use
- *                                         variant_read_lock
+ *                                         variant_read_lock.  rwlock.c
+ *                                         calls it without looking in the
+ *                                         held-lock list, so it must fail
+ *                                         while the caller holds rw for
+ *                                         writing, and a second success by
+ *                                         a reader of rw must be a second,
+ *                                         independent hold (BRAVO: bias is
+ *                                         off while write-held; a reader's
+ *                                         slot is taken or another is)
  *   variant_read_fast_unlock(data)        release it (no call)
  */
 #ifndef LIBBRAVO_VARIANT_H
