@@ -201,9 +201,6 @@ void bravo_enable_slowpath(struct bravo *b)
 		count_event(LOCK_EV_BIAS_ENABLED, 1);
 }
 
-/* Penalty unit of the adaptive policy, in bravo_now() units (~2-4 us). */
-#define BRAVO_PENALTY_UNIT UINT64_C(16)
-
 /*
  * The adaptive policy's verdict on the bias that `old` (the word before
  * the revocation) shows: strikes up if it did not pay, halved if it did.

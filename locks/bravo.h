@@ -141,6 +141,8 @@
 #define BRAVO_STRIKE_SHIFT 16
 #define BRAVO_STRIKE_MAX   UINT64_C(15)
 #define BRAVO_TIME_SHIFT   20
+/* Penalty unit of the adaptive policy, in bravo_now() units (~2-4 us). */
+#define BRAVO_PENALTY_UNIT UINT64_C(16)
 
 #define VR_TABLE_MIN_SLOTS 4096u
 /* Slots per row: 2 KiB, so rows of different CPUs never share a line. */

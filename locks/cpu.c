@@ -11,13 +11,13 @@ ptrdiff_t cpu_word_offset;
 __thread uint32_t cpu_thread_row __attribute__((tls_model("initial-exec")));
 
 static _Atomic uint32_t cpu_rows_given;
-static bool cpu_use_rseq;
+static _Atomic bool cpu_use_rseq; /* every caller stores the same value */
 
 static void cpu_word_pick(void)
 {
 	char *tp = __builtin_thread_pointer();
 
-	if (cpu_use_rseq && __rseq_size > 0)
+	if (atomic_load_explicit(&cpu_use_rseq, memory_order_relaxed) && __rseq_size > 0)
 		cpu_word_offset = __rseq_offset + (ptrdiff_t)offsetof(struct rseq, cpu_id_start);
 	else
 		cpu_word_offset = (char *)&cpu_thread_row - tp;
@@ -31,7 +31,8 @@ void cpu_hint_init(bool use_cpu)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	cpu_use_rseq = use_cpu; /* the layout is fixed before the first call */
+	/* The layout is fixed before the first call; once orders this store. */
+	atomic_store_explicit(&cpu_use_rseq, use_cpu, memory_order_relaxed);
 	pthread_once(&once, cpu_word_pick);
 }
 

@@ -168,9 +168,12 @@ static inline struct held *held_top_of(const void *lock)
 {
 	struct held_list *l = &held_tls;
 	size_t off = l->used;
-	struct held *e = held_at(l->base, off) - 1;
+	struct held *e;
 
-	return off && e->lock == lock ? e : 0;
+	if (!off)
+		return 0; /* base may be NULL: no pointer arithmetic on it */
+	e = held_at(l->base, off - sizeof(struct held));
+	return e->lock == lock ? e : 0;
 }
 
 /* Remove the most recent entry. */
