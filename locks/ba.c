@@ -23,16 +23,6 @@ static _Atomic uint32_t *rin_whalf(struct ba_lock *l)
 #endif
 }
 
-static uint32_t rin_count(uint64_t rin)
-{
-	return (uint32_t)(rin >> 32) & BA_COUNT_MASK;
-}
-
-static uint32_t rout_count(uint32_t rout)
-{
-	return (rout >> 1) & BA_COUNT_MASK;
-}
-
 /* Spin while the writer phase wphase is in force; true if it ended. */
 static bool ba_spin_phase(struct ba_lock *l, uint64_t wphase)
 {
@@ -132,19 +122,10 @@ static int wmutex_lock(struct ba_lock *l, const struct deadline *dl)
 	return 0;
 }
 
-static bool wmutex_trylock(struct ba_lock *l)
+/* The writer mutex's holder left it marked 2: wake one sleeper. */
+void ba_wmutex_wake(struct ba_lock *l)
 {
-	uint32_t v = 0;
-
-	return atomic_compare_exchange_strong_explicit(&l->wmutex, &v, 1,
-						       memory_order_acquire,
-						       memory_order_relaxed);
-}
-
-static void wmutex_unlock(struct ba_lock *l)
-{
-	if (atomic_exchange_explicit(&l->wmutex, 0, memory_order_release) == 2)
-		wait_wake(&l->wmutex, 1);
+	wait_wake(&l->wmutex, 1);
 }
 
 /* ---- writer phases ---- */
@@ -162,24 +143,20 @@ static uint32_t ba_write_announce(struct ba_lock *l)
 	uint64_t seq = atomic_load_explicit(&l->rin, memory_order_relaxed) & BA_SEQ_MASK;
 	uint64_t next = (seq + BA_SEQ_INC) & BA_SEQ_MASK;
 
-	return rin_count(atomic_fetch_add_explicit(&l->rin, BA_PRES + next - seq,
+	return ba_rin_count(atomic_fetch_add_explicit(&l->rin, BA_PRES + next - seq,
 						   memory_order_acq_rel));
 }
 
-/* End the writer phase: admit waiting readers, then pass on the mutex. */
-static void ba_write_leave(struct ba_lock *l)
+/* A writer left a phase that readers sleep behind: wake them, pass on the mutex. */
+void ba_wake_readers_unlock(struct ba_lock *l)
 {
-	uint64_t old = atomic_fetch_and_explicit(&l->rin, ~(BA_PRES | BA_RPARK),
-						 memory_order_release);
-
-	if (old & BA_RPARK)
-		wait_wake(rin_whalf(l), INT_MAX);
-	wmutex_unlock(l);
+	wait_wake(rin_whalf(l), INT_MAX);
+	ba_write_unlock_mutex(l);
 }
 
 static bool ba_drained(struct ba_lock *l, uint32_t ticket)
 {
-	return rout_count(atomic_load_explicit(&l->rout, memory_order_acquire)) == ticket;
+	return ba_rout_count(atomic_load_explicit(&l->rout, memory_order_acquire)) == ticket;
 }
 
 int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl)
@@ -199,7 +176,7 @@ int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)
 			continue;
 		/* Set WPARK, then re-check the count in the value we park on. */
 		v = atomic_fetch_or_explicit(&l->rout, BA_WPARK, memory_order_acq_rel) | BA_WPARK;
-		if (rout_count(v) == ticket)
+		if (ba_rout_count(v) == ticket)
 			break;
 		if (wait_park(&l->rout, v, dl) == ETIMEDOUT && !ba_drained(l, ticket))
 			return ETIMEDOUT;
@@ -215,45 +192,10 @@ int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
 	if (ba_write_begin(l, &ticket, dl))
 		return ETIMEDOUT;
 	if (ba_write_wait(l, ticket, dl)) {
-		ba_write_leave(l);
+		ba_write_unlock(l);
 		return ETIMEDOUT;
 	}
 	return 0;
-}
-
-bool ba_write_trylock(struct ba_lock *l)
-{
-	uint32_t out;
-	uint64_t v;
-
-	if (!wmutex_trylock(l))
-		return false;
-	/*
-	 * Announce only by a CAS on a rin whose count equals the rout count
-	 * read first.  rout never passes rin and never goes back, so at the
-	 * CAS every admitted reader has left: the phase starts drained and is
-	 * never one that ends without a critical section (see ba.h).  acquire
-	 * on rout: the departed readers' critical sections happen before ours.
-	 * wmutex is held and PRES clear, so only arriving readers change rin.
-	 */
-	out = rout_count(atomic_load_explicit(&l->rout, memory_order_acquire));
-	v = atomic_load_explicit(&l->rin, memory_order_relaxed);
-	while (rin_count(v) == out) {
-		uint64_t next = ((v & BA_SEQ_MASK) + BA_SEQ_INC) & BA_SEQ_MASK;
-
-		if (atomic_compare_exchange_weak_explicit(&l->rin, &v,
-							  (v & ~BA_SEQ_MASK) | BA_PRES | next,
-							  memory_order_acq_rel,
-							  memory_order_relaxed))
-			return true;
-	}
-	wmutex_unlock(l);
-	return false;
-}
-
-void ba_write_unlock(struct ba_lock *l)
-{
-	ba_write_leave(l);
 }
 
 bool ba_is_idle(struct ba_lock *l)
@@ -261,7 +203,7 @@ bool ba_is_idle(struct ba_lock *l)
 	uint64_t in = atomic_load_explicit(&l->rin, memory_order_acquire);
 	uint32_t out = atomic_load_explicit(&l->rout, memory_order_acquire);
 
-	return !(in & BA_PRES) && rin_count(in) == rout_count(out) &&
+	return !(in & BA_PRES) && ba_rin_count(in) == ba_rout_count(out) &&
 	       atomic_load_explicit(&l->wmutex, memory_order_relaxed) == 0;
 }
 
@@ -270,5 +212,5 @@ bool ba_read_held(struct ba_lock *l)
 	uint64_t in = atomic_load_explicit(&l->rin, memory_order_acquire);
 	uint32_t out = atomic_load_explicit(&l->rout, memory_order_acquire);
 
-	return rin_count(in) != rout_count(out);
+	return ba_rin_count(in) != ba_rout_count(out);
 }

@@ -126,8 +126,71 @@ int ba_write_lock(struct ba_lock *l, const struct deadline *dl);
  */
 int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl);
 int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl);
-bool ba_write_trylock(struct ba_lock *l);
-void ba_write_unlock(struct ba_lock *l);
+void ba_wake_readers_unlock(struct ba_lock *l);
+void ba_wmutex_wake(struct ba_lock *l);
+
+/* Pass on the writer mutex: 2 says someone sleeps on it. */
+static inline void ba_write_unlock_mutex(struct ba_lock *l)
+{
+	if (atomic_exchange_explicit(&l->wmutex, 0, memory_order_release) == 2)
+		ba_wmutex_wake(l);
+}
+
+/* Arrivals and departures, modulo 2^31. */
+static inline uint32_t ba_rin_count(uint64_t rin)
+{
+	return (uint32_t)(rin >> 32) & BA_COUNT_MASK;
+}
+
+static inline uint32_t ba_rout_count(uint32_t rout)
+{
+	return (rout >> 1) & BA_COUNT_MASK;
+}
+
+/*
+ * Inline: the whole uncontended write path is these two functions.
+ *
+ * Announce only by a CAS on a rin whose count equals the rout count read
+ * first.  rout never passes rin and never goes back, so at the CAS every
+ * admitted reader has left: the phase starts drained and is never one that
+ * ends without a critical section (see above).  acquire on rout: the
+ * departed readers' critical sections happen before ours.  wmutex is held
+ * and PRES clear, so only arriving readers change rin.
+ */
+static inline bool ba_write_trylock(struct ba_lock *l)
+{
+	uint32_t m = 0, out;
+	uint64_t v;
+
+	if (!atomic_compare_exchange_strong_explicit(&l->wmutex, &m, 1, memory_order_acquire,
+						     memory_order_relaxed))
+		return false;
+	out = ba_rout_count(atomic_load_explicit(&l->rout, memory_order_acquire));
+	v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+	while (ba_rin_count(v) == out) {
+		uint64_t next = ((v & BA_SEQ_MASK) + BA_SEQ_INC) & BA_SEQ_MASK;
+
+		if (atomic_compare_exchange_weak_explicit(&l->rin, &v,
+							  (v & ~BA_SEQ_MASK) | BA_PRES | next,
+							  memory_order_acq_rel,
+							  memory_order_relaxed))
+			return true;
+	}
+	ba_write_unlock_mutex(l);
+	return false;
+}
+
+/* End the writer phase: admit waiting readers, then pass on the mutex. */
+static inline void ba_write_unlock(struct ba_lock *l)
+{
+	uint64_t old = atomic_fetch_and_explicit(&l->rin, ~(BA_PRES | BA_RPARK),
+						 memory_order_release);
+
+	if (old & BA_RPARK)
+		ba_wake_readers_unlock(l); /* calls in tail position: no frame here */
+	else
+		ba_write_unlock_mutex(l);
+}
 
 /* True if nobody holds or waits for the lock (a racy snapshot). */
 bool ba_is_idle(struct ba_lock *l);

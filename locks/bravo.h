@@ -524,6 +524,29 @@ BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops 
 	return r;
 }
 
+/*
+ * Writer fast path: the underlying lock's try-lock, kept only if bias is
+ * off and no drain is under way, so there is nothing to revoke.  Unlike
+ * bravo_write_trylock it never revokes: its caller has not looked for a
+ * fast read hold of its own, whose revocation would wait forever.  While
+ * one is held, RBias stays set or a revoker holds the lock or drains it.
+ * The first look only spares a try-lock that could not be kept.
+ */
+BRAVO_INLINE bool bravo_write_fast(struct bravo *b, void *u, const struct rw_ops *ops)
+{
+	const uint64_t revoke = BRAVO_RBIAS | BRAVO_DRAINING;
+
+	if (atomic_load_explicit(&b->word, memory_order_relaxed) & revoke)
+		return false;
+	if (!ops->write_trylock(u))
+		return false;
+	/* Relaxed: RBias and DRAINING change only under the lock we now hold. */
+	if (!(atomic_load_explicit(&b->word, memory_order_relaxed) & revoke))
+		return true;
+	ops->write_unlock(u); /* bias came on meanwhile: the full path revokes */
+	return false;
+}
+
 BRAVO_INLINE bool bravo_write_trylock(struct bravo *b, void *u, const struct rw_ops *ops)
 {
 	uint64_t start = 0;

@@ -64,6 +64,14 @@ static inline bool null_ptr(const void *p)
 static atomic_bool loaded;
 static __thread bool loading;
 
+/*
+ * The write fast path opens once the library is loaded, unless strict mode
+ * or statistics want to see every call.  Acquire/release: a thread that
+ * finds it open finds glibc's functions resolved (BRAVO-pthread's try-lock
+ * calls one), as ensure_loaded would have.
+ */
+static atomic_bool write_fast_open;
+
 static void libbravo_load_once(void)
 {
 	int saved_errno = errno; /* the first call may be the program's */
@@ -76,6 +84,8 @@ static void libbravo_load_once(void)
 	held_init();
 	variant_load();
 	config_announce(variant_name, variant_detail());
+	atomic_store_explicit(&write_fast_open, !config.strict && !config.stats,
+			      memory_order_release);
 	errno = saved_errno;
 }
 
@@ -378,14 +388,44 @@ EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk,
 	return rwlock_acquire_timed(rw, HELD_READ, clk, abstime, CALLER);
 }
 
+/*
+ * The write fast path: the variant's uncontended write lock, a try-lock,
+ * recorded as any write hold is.  It may skip the list lookup because the
+ * variant's fast path fails while the caller holds rw in any mode
+ * (variant.h); EDEADLK and EBUSY then come from rwlock_acquire.  Shut
+ * before the load, in strict mode and with statistics, and for
+ * process-shared locks (glibc's bytes).
+ */
+static inline __attribute__((always_inline)) bool wrlock_fast(pthread_rwlock_t *rw)
+{
+	if (null_ptr(rw) || !atomic_load_explicit(&write_fast_open, memory_order_acquire) ||
+	    handle_is_pshared(rw))
+		return false;
+	if (!variant_write_fast(rw))
+		return false;
+	if (__builtin_expect(held_push_fast(rw, HELD_WRITE, 0), 1))
+		return true;
+	variant_write_unlock(rw, 0);
+	return false;
+}
+
+static __attribute__((noinline)) int wrlock_slow(pthread_rwlock_t *rw, bool try, const void *caller)
+{
+	return rwlock_acquire(rw, HELD_WRITE, try, NULL, caller);
+}
+
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
-	return rwlock_acquire(rw, HELD_WRITE, false, NULL, CALLER);
+	if (wrlock_fast(rw))
+		return 0;
+	return wrlock_slow(rw, false, CALLER);
 }
 
 EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
-	return rwlock_acquire(rw, HELD_WRITE, true, NULL, CALLER);
+	if (wrlock_fast(rw))
+		return 0;
+	return wrlock_slow(rw, true, CALLER);
 }
 
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime)
@@ -420,30 +460,43 @@ static int unlock_unheld(pthread_rwlock_t *rw, const void *caller)
 	return 0;
 }
 
-/*
- * The unlock fast path: the most recent entry is rw's, a single read hold
- * taken by rdlock_fast, and no hold is outstanding that another thread
- * released on its reader's behalf.
- */
-static inline __attribute__((always_inline)) bool unlock_fast(pthread_rwlock_t *rw)
-{
-	struct held *h = held_top_of(rw);
-	uintptr_t data;
-
-	if (!h || h->state != HELD_STATE(HELD_READ | HELD_FAST, 0) || handoff_any())
-		return false;
-	data = h->data;
-	held_pop(); /* off the list before the release (see the top of the file) */
-	variant_read_fast_unlock(data);
-	return true;
-}
-
 static __attribute__((noinline)) int unlock_slow(pthread_rwlock_t *rw, const void *caller);
 
+#ifdef VARIANT_WRITE_FAST
+/*
+ * Release a write hold that is the most recent entry.  Out of line, and
+ * reached by a tail call, so that the read unlock keeps needing no frame.
+ */
+static __attribute__((noinline)) int unlock_write_top(pthread_rwlock_t *rw, uintptr_t data)
+{
+	held_pop();
+	variant_write_unlock(rw, data);
+	return 0;
+}
+#endif
+
+/*
+ * The fast paths: the most recent entry is rw's, and is either a single
+ * read hold taken by rdlock_fast, with no hold outstanding that another
+ * thread released on its reader's behalf, or (for a variant with a write
+ * fast path) a write hold.  Off the list before the release (see the top
+ * of the file).
+ */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
-	if (unlock_fast(rw))
+	struct held *h = held_top_of(rw);
+
+	if (h && h->state == HELD_STATE(HELD_READ | HELD_FAST, 0) && !handoff_any()) {
+		uintptr_t data = h->data;
+
+		held_pop();
+		variant_read_fast_unlock(data);
 		return 0;
+	}
+#ifdef VARIANT_WRITE_FAST
+	if (h && h->state == HELD_STATE(HELD_WRITE, 0))
+		return unlock_write_top(rw, h->data);
+#endif
 	return unlock_slow(rw, CALLER);
 }
 

@@ -51,6 +51,18 @@
  *                                         off while write-held; a reader's
  *                                         slot is taken or another is)
  *   variant_read_fast_unlock(data)        release it (no call)
+ *
+ * A variant whose uncontended write lock is a try-lock defines
+ * VARIANT_WRITE_FAST and provides
+ *
+ *   variant_write_fast(rw)                true: write-held (data 0), taken
+ *                                         without waiting; false: use
+ *                                         variant_write_lock.  Also called
+ *                                         without a held-list lookup, so it
+ *                                         must fail while the caller holds
+ *                                         rw in any mode (BA: the mutex or
+ *                                         the readers; BRAVO: the same, or
+ *                                         bias to revoke)
  */
 #ifndef LIBBRAVO_VARIANT_H
 #define LIBBRAVO_VARIANT_H
@@ -87,6 +99,14 @@ static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
 static inline void variant_read_fast_unlock(uintptr_t data)
 {
 	(void)data;
+}
+#endif
+
+#ifndef VARIANT_WRITE_FAST
+static inline bool variant_write_fast(pthread_rwlock_t *rw)
+{
+	(void)rw;
+	return false;
 }
 #endif
 

@@ -359,6 +359,17 @@ static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 	return 0;
 }
 
+/* The write fast path (variant.h): the lock underneath, with no bias to revoke. */
+#define VARIANT_WRITE_FAST 1
+
+static inline bool variant_write_fast(pthread_rwlock_t *rw)
+{
+	if (!bravo_write_fast(handle_bravo(rw), rw, &under_ops))
+		return false;
+	under_mark_writer(rw, true);
+	return true;
+}
+
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;

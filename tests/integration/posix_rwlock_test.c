@@ -635,6 +635,54 @@ START_TEST(read_lock_while_holding_write_of_prefer_writer_lock_returns_edeadlk)
 }
 END_TEST
 
+/* Many read cycles first, so that any reader-side fast path is warm. */
+static void warm_reads(pthread_rwlock_t *l, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (pthread_rwlock_rdlock(l) != 0 || pthread_rwlock_unlock(l) != 0)
+			break;
+	}
+}
+
+/*
+ * [libbravo] the read hold taken through a reader fast path (BRAVO's
+ * table, bias on after the warm-up), where the lock underneath is free
+ */
+START_TEST(write_locks_while_holding_fast_read_return_edeadlk_or_ebusy)
+{
+	pthread_rwlock_t l;
+
+	init_default(&l);
+	warm_reads(&l, 2000);
+	ck_assert_rc(pthread_rwlock_rdlock(&l), 0);
+	ck_assert_rc(pthread_rwlock_wrlock(&l), EDEADLK);
+	ck_assert_rc(pthread_rwlock_trywrlock(&l), EBUSY);
+	ck_assert_rc(op_rel(&l, OP_TIMEDWR, 2000), EDEADLK);
+	expect_still_read_held_then_release(&l);
+}
+END_TEST
+
+/* Write holds of two locks, released first-taken first: each unlock finds its own. */
+START_TEST(write_holds_of_two_locks_released_in_either_order_release_each)
+{
+	pthread_rwlock_t a, b;
+
+	for (int order = 0; order < 2; order++) {
+		init_default(&a);
+		init_default(&b);
+		ck_assert_rc(pthread_rwlock_wrlock(&a), 0);
+		ck_assert_rc(pthread_rwlock_wrlock(&b), 0);
+		ck_assert_rc(pthread_rwlock_unlock(order ? &b : &a), 0);
+		ck_assert_other(order ? &b : &a, OP_TRYWR, 0, 0);
+		ck_assert_other(order ? &a : &b, OP_TRYRD, 0, EBUSY);
+		ck_assert_rc(pthread_rwlock_unlock(order ? &a : &b), 0);
+		ck_assert_other(order ? &a : &b, OP_TRYWR, 0, 0);
+		pthread_rwlock_destroy(&a);
+		pthread_rwlock_destroy(&b);
+	}
+}
+END_TEST
+
 /* [libbravo] glibc deadlocks here */
 START_TEST(wrlock_while_holding_read_returns_edeadlk)
 {
@@ -2368,15 +2416,6 @@ START_TEST(pshared_lock_wakes_waiter_in_other_process)
 }
 END_TEST
 
-/* Many read cycles first, so that any reader-side fast path is warm. */
-static void warm_reads(pthread_rwlock_t *l, int n)
-{
-	for (int i = 0; i < n; i++) {
-		if (pthread_rwlock_rdlock(l) != 0 || pthread_rwlock_unlock(l) != 0)
-			break;
-	}
-}
-
 START_TEST(pshared_read_lock_in_one_process_excludes_writer_in_other)
 {
 	pthread_rwlock_t *l = map_shared_lock();
@@ -3314,6 +3353,7 @@ static Suite *rwlock_suite(void)
 	ADD_LIBBRAVO_TEST(tc, clockwrlock_while_holding_read_returns_edeadlk);
 	ADD_LIBBRAVO_TEST(tc, wrlock_while_holding_read_beside_other_readers_returns_edeadlk);
 	ADD_LIBBRAVO_TEST(tc, wrlock_while_holding_read_recursively_returns_edeadlk);
+	ADD_LIBBRAVO_TEST(tc, write_locks_while_holding_fast_read_return_edeadlk_or_ebusy);
 
 	tc = new_tcase(s, "ebusy", 10);
 	tcase_add_test(tc, tryrdlock_while_other_thread_holds_write_returns_ebusy);
@@ -3322,6 +3362,7 @@ static Suite *rwlock_suite(void)
 	tcase_add_test(tc, trywrlock_while_other_thread_holds_write_returns_ebusy);
 	tcase_add_test(tc, trywrlock_while_caller_holds_read_returns_ebusy);
 	tcase_add_test(tc, trywrlock_while_caller_holds_write_returns_ebusy);
+	tcase_add_test(tc, write_holds_of_two_locks_released_in_either_order_release_each);
 	tcase_add_test(tc, tryrdlock_while_caller_holds_read_succeeds_and_needs_matching_unlock);
 	tcase_add_test(tc, tryrdlock_while_other_threads_hold_read_succeeds);
 

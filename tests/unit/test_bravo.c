@@ -1306,6 +1306,56 @@ START_TEST(writer_in_2d_waits_for_fast_reader_of_another_row)
 }
 END_TEST
 
+/* ----------------------------------------------------- writer fast path */
+
+START_TEST(write_fast_path_takes_an_unbiased_lock)
+{
+	struct bba l = { 0 };
+
+	ck_assert(bravo_write_fast(&l.b, &l.u, &ba_ops));
+	ck_assert(ba_writer_present(&l));
+	ck_assert(!ba_read_trylock(&l.u)); /* write-held */
+	wr_unlock(&l);
+	ck_assert(!ba_writer_present(&l));
+}
+END_TEST
+
+START_TEST(write_fast_path_refuses_a_biased_lock_and_leaves_it_free)
+{
+	struct bba l = { 0 };
+
+	enable_bias(&l);
+	ck_assert(!bravo_write_fast(&l.b, &l.u, &ba_ops));
+	ck_assert(biased(&l)); /* nothing revoked: the full path does that */
+	ck_assert(ba_write_trylock(&l.u));
+	ba_write_unlock(&l.u);
+}
+END_TEST
+
+START_TEST(write_fast_path_refuses_a_lock_whose_readers_drain)
+{
+	struct bba l = { 0 };
+
+	atomic_store(&l.b.word, BRAVO_DRAINING);
+	ck_assert(!bravo_write_fast(&l.b, &l.u, &ba_ops));
+	ck_assert(!ba_writer_present(&l));
+}
+END_TEST
+
+START_TEST(write_fast_path_refuses_a_held_lock)
+{
+	struct bba l = { 0 };
+
+	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
+	ck_assert(!bravo_write_fast(&l.b, &l.u, &ba_ops));
+	wr_unlock(&l);
+	atomic_store(&l.b.word, 0);
+	ck_assert(ba_read_trylock(&l.u)); /* a slow reader inside */
+	ck_assert(!bravo_write_fast(&l.b, &l.u, &ba_ops));
+	ba_read_unlock(&l.u);
+}
+END_TEST
+
 /* ------------------------------------------------------ adaptive policy */
 
 static uint64_t strikes_of(struct bba *l)
@@ -1462,6 +1512,14 @@ common:
 	tcase_add_test(tc, read_trylock_with_bias_set_takes_fast_path);
 	tcase_add_test(tc, fast_reader_and_slow_reader_share_the_lock);
 	tcase_add_test(tc, timed_read_takes_fast_path_even_at_past_deadline);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("write_fast_path");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, write_fast_path_takes_an_unbiased_lock);
+	tcase_add_test(tc, write_fast_path_refuses_a_biased_lock_and_leaves_it_free);
+	tcase_add_test(tc, write_fast_path_refuses_a_lock_whose_readers_drain);
+	tcase_add_test(tc, write_fast_path_refuses_a_held_lock);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("revocation");
