@@ -54,6 +54,7 @@ static const char *const stat_names[STAT_COUNT] = {
 	[STAT_POLICY_STRIKES] = "policy_strikes",
 	[STAT_POLICY_PAID] = "policy_paid",
 	[STAT_WAIT_NS] = "wait_ns",
+	[STAT_WAITS] = "waits",
 	[STAT_ERR_EDEADLK] = "errors_edeadlk",
 	[STAT_ERR_EBUSY] = "errors_ebusy",
 	[STAT_ERR_EPERM] = "errors_eperm",
@@ -137,6 +138,7 @@ int stat_error_slow(int err)
 static void on_waited(uint64_t ns)
 {
 	stat_add_slow(STAT_WAIT_NS, ns);
+	stat_add_slow(STAT_WAITS, 1);
 }
 
 static void on_revoked(uint64_t ns)

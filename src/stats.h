@@ -31,6 +31,7 @@ enum stat_counter {
 	STAT_POLICY_STRIKES,    /* adaptive policy: revocations bias did not pay for */
 	STAT_POLICY_PAID,       /* adaptive policy: penalties halved after bias paid */
 	STAT_WAIT_NS,           /* asleep on a futex or yielding */
+	STAT_WAITS,             /* futex sleeps and yields (after the spin) */
 	STAT_ERR_EDEADLK,       /* error returns, by errno */
 	STAT_ERR_EBUSY,
 	STAT_ERR_EPERM,

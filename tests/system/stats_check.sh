@@ -25,7 +25,7 @@ for mode in default strict; do
 		read_slow_inhibited=0 read_slow_collision=0 read_slow_lost_race=0 \
 		read_slow_writer_waiting=0 writes=2 read_reentries=3 revocations=$revocations \
 		errors_eperm=$eperm errors_ebusy=1 errors_edeadlk=1 errors_einval=1 errors_etimedout=0 \
-		errors_eagain=0; do
+		errors_eagain=0 waits=0; do
 		grep -qx "libbravo.$kv" "$tmp/stats" 2>/dev/null ||
 			bad "$mode mode: want libbravo.$kv, got: $(grep "^libbravo.${kv%%=*}=" "$tmp/stats" 2>/dev/null)"
 	done
