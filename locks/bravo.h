@@ -512,8 +512,17 @@ BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops 
 		if (r != EAGAIN)
 			break;
 		r = bravo_drain_wait(b, u, dl);
-		if (r == 0)
+		if (r == 0) {
+			uint64_t drained = bravo_now();
+
 			r = ops->write_lock(u, dl);
+			/*
+			 * T, the revocation's cost that the slow-down window
+			 * scales, is the drain: not this wait for the lock
+			 * again, which readers the lock prefers may make long.
+			 */
+			start += bravo_now() - drained;
+		}
 	}
 	/*
 	 * Relaxed: the count only keeps readers off the fast path (fairness);

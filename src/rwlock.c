@@ -462,25 +462,31 @@ static int unlock_unheld(pthread_rwlock_t *rw, const void *caller)
 
 static __attribute__((noinline)) int unlock_slow(pthread_rwlock_t *rw, const void *caller);
 
-#ifdef VARIANT_WRITE_FAST
 /*
- * Release a write hold that is the most recent entry.  Out of line, and
- * reached by a tail call, so that the read unlock keeps needing no frame.
+ * Release the most recent entry, a single hold of rw taken on any path
+ * (no re-entry, no hold released on another thread's behalf): what
+ * unlock_slow would do, less the lookup.  Out of line, and reached by
+ * tail calls, so that the read fast path's unlock keeps needing no frame.
  */
 static __attribute__((noinline)) int unlock_write_top(pthread_rwlock_t *rw, uintptr_t data)
 {
-	held_pop();
+	held_pop(); /* off the list before the release (see the top of the file) */
 	variant_write_unlock(rw, data);
 	return 0;
 }
-#endif
+
+static __attribute__((noinline)) int unlock_read_top(pthread_rwlock_t *rw, uintptr_t data)
+{
+	held_pop();
+	variant_read_unlock(rw, data);
+	return 0;
+}
 
 /*
- * The fast paths: the most recent entry is rw's, and is either a single
- * read hold taken by rdlock_fast, with no hold outstanding that another
- * thread released on its reader's behalf, or (for a variant with a write
- * fast path) a write hold.  Off the list before the release (see the top
- * of the file).
+ * The fast paths: the most recent entry is rw's, and is a single read
+ * hold taken by rdlock_fast, or any other single hold; read holds only
+ * while no hold is outstanding that another thread released on its
+ * reader's behalf.
  */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
@@ -493,10 +499,10 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 		variant_read_fast_unlock(data);
 		return 0;
 	}
-#ifdef VARIANT_WRITE_FAST
 	if (h && h->state == HELD_STATE(HELD_WRITE, 0))
 		return unlock_write_top(rw, h->data);
-#endif
+	if (h && h->state == HELD_STATE(HELD_READ, 0) && !handoff_any())
+		return unlock_read_top(rw, h->data);
 	return unlock_slow(rw, CALLER);
 }
 
