@@ -132,14 +132,51 @@ static uint64_t token_new(void)
 	return token_next++ * BRAVO_HASH_MUL;
 }
 
-/* The lock's token, drawn now if it has none (racing slow readers agree). */
-static void bravo_token_ensure(struct bravo *b)
+#ifdef LIBBRAVO_BRAVO_PRIVATE_TABLE
+static size_t private_table_bytes(void)
 {
-	uint64_t t = atomic_load_explicit(&b->token, memory_order_relaxed);
+	return sizeof(struct vr_table) + (size_t)vr_table_slots() * sizeof(vr_slot_t);
+}
 
-	if (t == 0)
-		atomic_compare_exchange_strong_explicit(&b->token, &t, token_new(),
-							memory_order_relaxed, memory_order_relaxed);
+/* A private table (bravo_table_for), named with a column as tokens are; 0: no memory. */
+static uint64_t token_new_private(void)
+{
+	struct vr_table *t = mmap(NULL, private_table_bytes(), PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (t == MAP_FAILED || ((uintptr_t)t & ~BRAVO_PRIVATE_ADDR_MASK))
+		return 0; /* (an address above 2^56 is not mapped without a hint) */
+	vr_table_init_private(t, vr_table_slots());
+	return (uint64_t)(uintptr_t)t | (token_new() & ~BRAVO_PRIVATE_ADDR_MASK);
+}
+
+static void token_drop_private(uint64_t token)
+{
+	munmap(bravo_table_for(token), private_table_bytes());
+}
+#else
+#define token_new_private token_new
+#define token_drop_private(token) ((void)(token))
+#endif
+
+/*
+ * The lock's token, drawn now if it has none (racing slow readers agree);
+ * false if it has none (no memory for a private table).  The CAS orders a
+ * private table's set-up before its address (and RBias after it).
+ */
+static bool bravo_token_ensure(struct bravo *b)
+{
+	uint64_t t = atomic_load_explicit(&b->token, memory_order_relaxed), mine;
+
+	if (t)
+		return true;
+	mine = token_new_private();
+	if (!mine)
+		return false;
+	if (!atomic_compare_exchange_strong_explicit(&b->token, &t, mine,
+						     memory_order_release, memory_order_relaxed))
+		token_drop_private(mine);
+	return true;
 }
 
 vr_slot_t *bravo_read_fast_first(struct bravo *b, vr_slot_t *slot)
@@ -188,7 +225,8 @@ void bravo_enable_slowpath(struct bravo *b)
 		return;
 	cpu_row_assign();
 	/* Ordered before RBias by the release CAS below. */
-	bravo_token_ensure(b);
+	if (!bravo_token_ensure(b))
+		return;
 	/*
 	 * One attempt: losing the race means another reader set it or a writer
 	 * arrived.  Release pairs with the fast path's acquire of the word, so

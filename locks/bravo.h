@@ -212,26 +212,36 @@ uint32_t vr_table_rows(void);
 void vr_table_init_private(struct vr_table *t, uint32_t slots);
 
 /*
- * The table a lock's readers publish in: the process-wide one.  Built with
- * -DLIBBRAVO_BRAVO_PRIVATE_TABLE (src/variant_bravo_private.h: the "ideal"
- * BRAVO-BA that the paper's figure 1 divides by, for benchmarks only, never
- * installed), each lock has its own table instead, starting at the first
- * byte of the sector after its BRAVO word.
+ * The table a reader of token publishes in: the process-wide one.  Built
+ * with -DLIBBRAVO_BRAVO_PRIVATE_TABLE (the benchmark-only bravo-ba-private:
+ * the "ideal" BRAVO-BA that the paper's figure 1 divides by, never
+ * installed), each lock has a 1D table of its own instead, mapped when its
+ * bias is first enabled; the token is that table's address with a column
+ * in its top byte, which a user-space address leaves zero.  Either way
+ * the fast path finds its table with the one load it needs anyway (the
+ * shared table's pointer, or the token): the private table costs no
+ * extra indirection.
  */
 #ifdef LIBBRAVO_BRAVO_PRIVATE_TABLE
-#define BRAVO_PRIVATE_TABLE_OFFSET 128
+#define BRAVO_PRIVATE_ADDR_MASK ((UINT64_C(1) << (64 - VR_COLUMN_BITS)) - 1)
 
-static inline struct vr_table *bravo_table_of(struct bravo *b)
+static inline struct vr_table *bravo_table_for(uint64_t token)
 {
-	return (struct vr_table *)(void *)((char *)b + BRAVO_PRIVATE_TABLE_OFFSET);
+	return (struct vr_table *)(uintptr_t)(token & BRAVO_PRIVATE_ADDR_MASK);
 }
 #else
-static inline struct vr_table *bravo_table_of(struct bravo *b)
+static inline struct vr_table *bravo_table_for(uint64_t token)
 {
-	(void)b;
+	(void)token;
 	return atomic_load_explicit(&vr_table, memory_order_acquire);
 }
 #endif
+
+/* The table of a lock whose token is drawn (NULL before, when private). */
+static inline struct vr_table *bravo_table_of(struct bravo *b)
+{
+	return bravo_table_for(atomic_load_explicit(&b->token, memory_order_relaxed));
+}
 
 /* Why a reader missed the fast path (reported only when asked for). */
 enum bravo_miss {
@@ -334,9 +344,9 @@ bravo_read_fast(struct bravo *b, bool inline_path)
 
 	if ((w & (BRAVO_RBIAS | shut)) != BRAVO_RBIAS)
 		return NULL;
-	table = bravo_table_of(b);
 	/* Relaxed: set before RBias by the enabler, whose release we acquired. */
 	token = atomic_load_explicit(&b->token, memory_order_relaxed);
+	table = bravo_table_for(token);
 	slot = vr_slot_of(table, token);
 	/*
 	 * The full path often comes right after the inline one failed: test

@@ -72,9 +72,7 @@
 
 #include "../locks/wait.h"
 
-#if defined(LIBBRAVO_BRAVO_PRIVATE_TABLE)
-#include "variant_bravo_private.h" /* benchmarks only, never installed */
-#elif defined(LIBBRAVO_VARIANT_BA)
+#if defined(LIBBRAVO_VARIANT_BA)
 #include "variant_ba.h"
 #elif defined(LIBBRAVO_UNDER_BA) || defined(LIBBRAVO_UNDER_PTHREAD)
 #include "variant_bravo.h"

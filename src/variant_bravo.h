@@ -28,7 +28,17 @@
 
 #if defined(LIBBRAVO_UNDER_BA)
 
+#ifdef LIBBRAVO_BRAVO_PRIVATE_TABLE
+/*
+ * The benchmark-only "ideal" BRAVO-BA of figure 1: every lock its own
+ * visible readers table (locks/bravo.h, bravo_table_for), otherwise this
+ * very variant.  Never installed; a private table is not unmapped when
+ * its lock is re-initialized (benchmarks create their locks once).
+ */
+static const char variant_name[] = "bravo-ba-private";
+#else
 static const char variant_name[] = "bravo-ba";
+#endif
 #define under_ops ba_under_ops /* under_ba.h */
 
 _Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
@@ -232,9 +242,14 @@ static inline const char *variant_detail(void)
 {
 	static char detail[128];
 
+#ifdef LIBBRAVO_BRAVO_PRIVATE_TABLE
+	snprintf(detail, sizeof(detail), "table=private table_slots=%u policy=%s slowdown_n=%u",
+		 vr_table_slots(), config_policy_name(), bravo_slowdown_n);
+#else
 	snprintf(detail, sizeof(detail), "table=%s table_slots=%u table_rows=%u policy=%s slowdown_n=%u",
 		 config_table_name(), vr_table_slots(), vr_table_rows(), config_policy_name(),
 		 bravo_slowdown_n);
+#endif
 	return detail;
 }
 
