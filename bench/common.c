@@ -279,6 +279,26 @@ uint64_t bench_join(struct bench_thread *t, unsigned n)
 	return errors;
 }
 
+void bench_totals(const struct bench_thread *t, unsigned n, uint64_t *reads, uint64_t *writes)
+{
+	*reads = *writes = 0;
+	for (unsigned i = 0; i < n; i++) {
+		*reads += t[i].reads;
+		*writes += t[i].writes;
+	}
+}
+
+int bench_lock_init_warm(pthread_rwlock_t *rw)
+{
+	int err = pthread_rwlock_init(rw, NULL);
+
+	if (!err)
+		err = pthread_rwlock_rdlock(rw);
+	if (!err)
+		err = pthread_rwlock_unlock(rw);
+	return err;
+}
+
 void bench_result(unsigned threads, double duration, double throughput, const char *extra, ...)
 {
 	va_list ap;

@@ -170,6 +170,16 @@ double bench_run_interval(double duration);
 /* Join the n threads; returns the sum of their error counts. */
 uint64_t bench_join(struct bench_thread *t, unsigned n);
 
+/* The n threads' reads and writes, summed. */
+void bench_totals(const struct bench_thread *t, unsigned n, uint64_t *reads, uint64_t *writes);
+
+/*
+ * Initialize rw (default attributes) and read it once: a variant that keeps
+ * a lock in a heap block attaches it on first use, which must happen before
+ * the measured interval.  0 or the failing call's error.
+ */
+int bench_lock_init_warm(pthread_rwlock_t *rw);
+
 /* ---- output ---- */
 
 /*

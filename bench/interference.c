@@ -118,13 +118,7 @@ int main(int argc, char **argv)
 	}
 	memset(pool, 0, sizeof(*pool) * nlocks);
 	for (uint32_t i = 0; i < nlocks; i++) {
-		err = pthread_rwlock_init(&pool[i].rw, NULL);
-		/* Warm-up: a variant that keeps a lock in a heap block attaches
-		 * it on first use; do that before the measured interval. */
-		if (!err)
-			err = pthread_rwlock_rdlock(&pool[i].rw);
-		if (!err)
-			err = pthread_rwlock_unlock(&pool[i].rw);
+		err = bench_lock_init_warm(&pool[i].rw);
 		if (err) {
 			fprintf(stderr, "interference: lock %u: init or warm-up: %s\n", i,
 				strerror(err));

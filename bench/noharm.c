@@ -157,11 +157,7 @@ static void make_pool(void)
 	}
 	memset(pool, 0, sizeof(*pool) * nlocks);
 	for (uint32_t i = 0; i < nlocks; i++) {
-		err = pthread_rwlock_init(&pool[i].rw, NULL);
-		if (!err)
-			err = pthread_rwlock_rdlock(&pool[i].rw);
-		if (!err)
-			err = pthread_rwlock_unlock(&pool[i].rw);
+		err = bench_lock_init_warm(&pool[i].rw);
 		if (err) {
 			fprintf(stderr, "noharm: lock %u: init or warm-up: %s\n", i,
 				strerror(err));
@@ -232,10 +228,7 @@ int main(int argc, char **argv)
 	t = bench_spawn(o.threads, o.seed, worker, NULL);
 	elapsed = bench_run_interval(o.duration);
 	errors = bench_join(t, o.threads);
-	for (unsigned i = 0; i < o.threads; i++) {
-		reads += t[i].reads;
-		writes += t[i].writes;
-	}
+	bench_totals(t, o.threads, &reads, &writes);
 	errors += check_pool(writes);
 	if (errors) {
 		fprintf(stderr, "noharm: FAILURE: %" PRIu64

@@ -149,10 +149,7 @@ int main(int argc, char **argv)
 	t = bench_spawn(o.threads, o.seed, worker, NULL);
 	elapsed = bench_run_interval(o.duration);
 	errors = bench_join(t, o.threads);
-	for (unsigned i = 0; i < o.threads; i++) {
-		reads += t[i].reads;
-		writes += t[i].writes;
-	}
+	bench_totals(t, o.threads, &reads, &writes);
 	if (guarded.first != writes || guarded.second != writes)
 		errors++;
 	if (errors) {

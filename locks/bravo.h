@@ -102,11 +102,11 @@
  * through the table finds its own slot taken (1D), or takes a second one
  * on another CPU's row (2D): two holds, two unlocks, both correct.
  * (The benchmark-only build -DLIBBRAVO_BRAVO_PRIVATE_TABLE gives each lock
- * a 1D table of its own: see bravo_table_of.)
+ * a 1D table of its own: see bravo_table_for.)
  *
  * Policy (BRAVO_POLICY; enum bravo_policy): when may bias come back?
- *  - classic: the paper's rule, InhibitUntil = now + N*T.
- *  - adaptive (default): the same floor, plus a penalty that doubles with
+ *  - classic (default): the paper's rule, InhibitUntil = now + N*T.
+ *  - adaptive: the same floor, plus a penalty that doubles with
  *    every revocation in a row that bias did not pay for -- one that found
  *    no fast reader since bias was set (USED clear), or that came sooner
  *    after bias was set than BRAVO_PAYBACK times the revocation's own
@@ -206,7 +206,7 @@ extern unsigned long (*bravo_tolerated_slots)(const void *lock) BRAVO_HIDDEN;
 bool vr_table_init(uint32_t slots);
 uint32_t vr_table_default_slots(void);
 uint32_t vr_table_slots(void);
-/* Rows of the table (1 for 1D; 0 before it is made). */
+/* Rows of VR_COLUMNS slots in the table (0 before it is made). */
 uint32_t vr_table_rows(void);
 /* A lock's private 1D table of `slots` (a power of two), zero-filled by the caller. */
 void vr_table_init_private(struct vr_table *t, uint32_t slots);

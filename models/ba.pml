@@ -10,12 +10,13 @@
  *   ba_read_trylock         CAS loop adding RINC while no writer is present
  *   ba_read_unlock(_wake)   fetch_add(rout, ROUT_INC); if BA_WPARK was set,
  *                           fetch_and(~WPARK) and wake one
- *   wmutex_lock/_trylock/_unlock  the three-state futex mutex (0, 1, 2)
+ *   wmutex_lock, the CAS of ba_write_trylock, ba_write_unlock_mutex:
+ *                           the three-state futex mutex (0, 1, 2)
  *   ba_write_announce       read the sequence, one fetch_add that sets
  *                           BA_PRES and the next sequence: returns the ticket
  *   ba_write_wait           drained test, fetch_or(WPARK) and re-check in
  *                           the returned value, park on rout
- *   ba_write_leave          fetch_and(~(PRES|RPARK)), wake all readers if
+ *   ba_write_unlock         fetch_and(~(PRES|RPARK)), wake all readers if
  *                           RPARK was set, unlock the mutex
  *   ba_write_trylock        mutex try-lock, then a CAS that announces only
  *                           on a rin whose count equals rout's (one step)
@@ -74,7 +75,7 @@
  *
  * Parameters: NR readers (2), NW writers (2), TMO (1), TRY (1: try-lock
  * operations too), SEQWRAP (0), MUTANT 0 or:
- *   1  ba_write_leave does not wake parked readers
+ *   1  ba_write_unlock does not wake parked readers
  *   2  ba_write_wait parks without re-checking the count it got back
  *      from its fetch_or(WPARK)
  *   3  ba_write_trylock announces (and enters) without its count test
@@ -273,7 +274,7 @@ end:	do
 		timed = (op != OP_BLOCK);
 		if
 		:: op == OP_TRY ->
-			/* wmutex_trylock */
+			/* ba_write_trylock: CAS(wmutex, 0, 1) */
 			atomic {
 				if
 				:: wm == 0 -> wm = 1; r = 1
@@ -376,13 +377,13 @@ cs:
 		}
 		wcs--;
 leave:
-		/* ba_write_leave: fetch_and(~(PRES|RPARK)), release */
+		/* ba_write_unlock: fetch_and(~(PRES|RPARK)), release */
 		atomic { r = rpark; pres = 0; rpark = 0 }
 #if MUTANT != 1
 		if :: r -> fx_rin = 0 :: else fi;	/* wake all */
 #endif
 unlock_mutex:
-		/* wmutex_unlock: exchange(0), wake one if it was 2 */
+		/* ba_write_unlock_mutex: exchange(0), wake one if it was 2 */
 		atomic { r = (wm == 2); wm = 0 }
 		if :: r -> wake_one(fx_wm) :: else fi;
 done:		atomic { op = 0; ticket = 0; v = 0; timed = 0; r = 0 }

@@ -492,17 +492,19 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	struct held *h = held_top_of(rw);
 
-	if (h && h->state == HELD_STATE(HELD_READ | HELD_FAST, 0) && !handoff_any()) {
-		uintptr_t data = h->data;
+	if (h) {
+		if (h->state == HELD_STATE(HELD_READ | HELD_FAST, 0) && !handoff_any()) {
+			uintptr_t data = h->data;
 
-		held_pop();
-		variant_read_fast_unlock(data);
-		return 0;
+			held_pop();
+			variant_read_fast_unlock(data);
+			return 0;
+		}
+		if (h->state == HELD_STATE(HELD_WRITE, 0))
+			return unlock_write_top(rw, h->data);
+		if (h->state == HELD_STATE(HELD_READ, 0) && !handoff_any())
+			return unlock_read_top(rw, h->data);
 	}
-	if (h && h->state == HELD_STATE(HELD_WRITE, 0))
-		return unlock_write_top(rw, h->data);
-	if (h && h->state == HELD_STATE(HELD_READ, 0) && !handoff_any())
-		return unlock_read_top(rw, h->data);
 	return unlock_slow(rw, CALLER);
 }
 

@@ -93,7 +93,6 @@ static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
 	return false;
 }
 
-
 static inline void variant_read_fast_unlock(uintptr_t data)
 {
 	(void)data;

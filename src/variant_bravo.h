@@ -309,7 +309,6 @@ static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
 	return slot != NULL;
 }
 
-
 static inline void variant_read_fast_unlock(uintptr_t data)
 {
 	bravo_read_fast_unlock((vr_slot_t *)data);

@@ -149,10 +149,8 @@ static struct vr_table *table(void)
  */
 static uint32_t slow_readers(struct bba *l)
 {
-	uint32_t in = (uint32_t)(atomic_load(&l->u.rin) / BA_RINC);
-	uint32_t out = (uint32_t)(atomic_load(&l->u.rout) / BA_ROUT_INC);
-
-	return (in - out) & BA_COUNT_MASK;
+	return (ba_rin_count(atomic_load(&l->u.rin)) - ba_rout_count(atomic_load(&l->u.rout))) &
+	       BA_COUNT_MASK;
 }
 
 /* A writer has announced itself in BA (it waits for readers, or is in). */
