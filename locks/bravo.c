@@ -117,7 +117,8 @@ uint32_t vr_table_rows(void)
  * 64 bits never wrap; zero is never handed out.
  */
 static _Atomic uint64_t token_blocks;
-static __thread uint64_t token_next, token_end;
+static __thread uint64_t token_next __attribute__((tls_model("initial-exec")));
+static __thread uint64_t token_end __attribute__((tls_model("initial-exec")));
 
 static uint64_t token_new(void)
 {
@@ -179,25 +180,6 @@ static bool bravo_token_ensure(struct bravo *b)
 	return true;
 }
 
-vr_slot_t *bravo_read_fast_first(struct bravo *b, vr_slot_t *slot)
-{
-	/* seq_cst: as the recheck it replaces (the Dekker pair, bravo.h). */
-	uint64_t w = atomic_load_explicit(&b->word, memory_order_seq_cst);
-
-	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS) {
-		/* First fast reader since bias was enabled: tell writers to scan. */
-		w = atomic_fetch_or_explicit(&b->word, BRAVO_USED, memory_order_seq_cst);
-		if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) == BRAVO_RBIAS)
-			return slot;
-	}
-	/*
-	 * Relaxed: we never entered, so nothing needs to be ordered before
-	 * the clear; a writer that still reads our slot only waits longer.
-	 */
-	atomic_store_explicit(slot, NULL, memory_order_relaxed);
-	return NULL;
-}
-
 static void count_event(enum lock_event ev, uint64_t n)
 {
 	void (*count)(enum lock_event, uint64_t) = lock_event_count;
@@ -206,22 +188,50 @@ static void count_event(enum lock_event ev, uint64_t n)
 		count(ev, n);
 }
 
-static __thread unsigned enable_tries;
+/* Fast reads this thread made while some lock's bias was unpaid. */
+static __thread unsigned unpaid_reads __attribute__((tls_model("initial-exec")));
 
-void bravo_enable_slowpath(struct bravo *b)
+vr_slot_t *bravo_read_fast_first(struct bravo *b, vr_slot_t *slot)
 {
-	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
-	uint64_t keep = (UINT64_C(1) << BRAVO_TIME_SHIFT) - 1, now;
+	/* seq_cst: as the recheck it replaces (the Dekker pair, bravo.h). */
+	uint64_t w = atomic_load_explicit(&b->word, memory_order_seq_cst);
 
-	if (w & (BRAVO_RBIAS | BRAVO_DRAINING | BRAVO_WAITERS_MASK))
-		return; /* already on, draining, or a writer-preferring writer waits */
-	/* A lock under penalty: look at the clock on one slow read in 8 only. */
-	if (w >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX && (++enable_tries & 7))
-		return;
+	if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) != BRAVO_RBIAS)
+		goto back_out;
+	if (!(w & BRAVO_USED)) {
+		/* First fast reader since bias was enabled: tell writers to scan. */
+		w = atomic_fetch_or_explicit(&b->word, BRAVO_USED, memory_order_seq_cst);
+		if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) != BRAVO_RBIAS)
+			goto back_out;
+	}
+	/*
+	 * The adaptive policy's sample: one fast read in bravo_payback (per
+	 * thread, across locks) declares the bias paid.  Relaxed: a verdict,
+	 * ordered with nothing; one that lands on the next bias period only
+	 * makes that period look paid a little early.
+	 */
+	if ((w & BRAVO_UNPAID) && ++unpaid_reads >= bravo_payback) {
+		unpaid_reads = 0;
+		atomic_fetch_and_explicit(&b->word, ~BRAVO_UNPAID, memory_order_relaxed);
+	}
+	return slot;
+back_out:
+	/*
+	 * Relaxed: we never entered, so nothing needs to be ordered before
+	 * the clear; a writer that still reads our slot only waits longer.
+	 */
+	atomic_store_explicit(slot, NULL, memory_order_relaxed);
+	return NULL;
+}
+
+__thread unsigned bravo_enable_tries __attribute__((tls_model("initial-exec")));
+
+void bravo_enable_slowpath(struct bravo *b, uint64_t w)
+{
+	uint64_t keep = (UINT64_C(1) << BRAVO_TIME_SHIFT) - 1;
+	uint64_t bits = bravo_enable_bits | (bravo_policy == BRAVO_POLICY_ADAPTIVE ? BRAVO_UNPAID : 0);
+
 	if (!vr_table_init(0))
-		return;
-	now = bravo_now();
-	if (bravo_inhibited(w, now))
 		return;
 	cpu_row_assign();
 	/* Ordered before RBias by the release CAS below. */
@@ -230,27 +240,26 @@ void bravo_enable_slowpath(struct bravo *b)
 	/*
 	 * One attempt: losing the race means another reader set it or a writer
 	 * arrived.  Release pairs with the fast path's acquire of the word, so
-	 * a reader that sees RBias also sees the table.  The time field now
-	 * says when bias was set (the adaptive policy's yardstick).
+	 * a reader that sees RBias also sees the table.  The time field is
+	 * zero while bias is on.
 	 */
-	if (atomic_compare_exchange_strong_explicit(&b->word, &w,
-						    (w & keep) | bravo_enable_bits | now << BRAVO_TIME_SHIFT,
+	if (atomic_compare_exchange_strong_explicit(&b->word, &w, (w & keep) | bits,
 						    memory_order_release, memory_order_relaxed))
 		count_event(LOCK_EV_BIAS_ENABLED, 1);
 }
 
 /*
  * The adaptive policy's verdict on the bias that `old` (the word before
- * the revocation) shows: strikes up if it did not pay, halved if it did.
+ * the revocation) shows: a strike if fast reads did not pay for it
+ * (UNPAID still set), strikes halved if they did.
  */
-static uint64_t adaptive_strikes(uint64_t old, uint64_t now, uint64_t took)
+static uint64_t adaptive_strikes(uint64_t old)
 {
 	uint64_t strikes = old >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX;
-	uint64_t since = (now - (old >> BRAVO_TIME_SHIFT)) & ((UINT64_C(1) << (64 - BRAVO_TIME_SHIFT)) - 1);
 
 	if (!(old & BRAVO_RBIAS))
 		return strikes; /* ending a drain: no new verdict */
-	if (!(old & BRAVO_USED) || since < (uint64_t)bravo_payback * (took ? took : 1)) {
+	if (old & BRAVO_UNPAID) {
 		count_event(LOCK_EV_POLICY_STRIKE, 1);
 		return strikes < BRAVO_STRIKE_MAX ? strikes + 1 : strikes;
 	}
@@ -270,13 +279,8 @@ static void bravo_inhibit(struct bravo *b, uint64_t start, uint64_t old)
 	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
 	uint64_t until;
 
-	if (bravo_policy == BRAVO_POLICY_ADAPTIVE) {
-		strikes = adaptive_strikes(old, now, took);
-		if (strikes)
-			window += BRAVO_PENALTY_UNIT << strikes;
-		if (window > cap)
-			window = cap;
-	}
+	if (bravo_policy == BRAVO_POLICY_ADAPTIVE)
+		strikes = adaptive_strikes(old);
 	until = now + window;
 	/*
 	 * The table is clear of the lock: any drain is over.  CAS loop:

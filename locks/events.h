@@ -20,8 +20,8 @@ enum lock_event {
 	LOCK_EV_BIAS_ENABLED,   /* a slow reader set RBias */
 	LOCK_EV_REVOKE_NO_SCAN, /* a revocation found no fast reader since: no scan */
 	LOCK_EV_SLOTS_SCANNED,  /* table slots read by revocations and drains */
-	LOCK_EV_POLICY_STRIKE,  /* adaptive policy: bias did not pay, penalty doubled */
-	LOCK_EV_POLICY_PAID,    /* adaptive policy: bias paid, penalty halved */
+	LOCK_EV_POLICY_STRIKE,  /* adaptive policy: bias did not pay, one more strike */
+	LOCK_EV_POLICY_PAID,    /* adaptive policy: bias paid, strikes halved */
 	LOCK_EV_KINDS
 };
 extern void (*lock_event_count)(enum lock_event ev, uint64_t n);

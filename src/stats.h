@@ -29,7 +29,7 @@ enum stat_counter {
 	STAT_SLOTS_SCANNED,     /* table slots read by revocations and drains */
 	STAT_BIAS_ENABLED,      /* slow readers that set RBias */
 	STAT_POLICY_STRIKES,    /* adaptive policy: revocations bias did not pay for */
-	STAT_POLICY_PAID,       /* adaptive policy: penalties halved after bias paid */
+	STAT_POLICY_PAID,       /* adaptive policy: strikes halved after bias paid */
 	STAT_WAIT_NS,           /* asleep on a futex or yielding */
 	STAT_WAITS,             /* futex sleeps and yields (after the spin) */
 	STAT_ERR_EDEADLK,       /* error returns, by errno */

@@ -1361,80 +1361,165 @@ static uint64_t strikes_of(struct bba *l)
 	return word_of(l) >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX;
 }
 
-/*
- * Enable bias, then write at once: no fast reader used it.  Returns the
- * clock just before the writer came, which the revocation follows.
- */
-static uint64_t unpaid_bias(struct bba *l)
+static void write_once(struct bba *l)
+{
+	ck_assert_int_eq(wr_lock(l, false, NULL), 0);
+	wr_unlock(l);
+}
+
+/* Enable bias (as many slow reads as strikes ask), then write at once: no fast reader used it. */
+static void unpaid_bias(struct bba *l)
 {
 	uintptr_t cookie;
-	uint64_t before;
 
 	for (int i = 0; i < 64 && !biased(l); i++) {
 		ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
 		rd_unlock(l, cookie);
-		if (!biased(l))
-			usleep(2000); /* inhibited: wait for the window to end */
 	}
 	ck_assert(biased(l));
-	before = bravo_now();
-	ck_assert_int_eq(wr_lock(l, false, NULL), 0);
-	wr_unlock(l);
-	return before;
+	write_once(l);
 }
+
+/* Adaptive, N = 0 (no window), and bias paid for after `payback` fast reads. */
+static void adaptive_policy(unsigned payback)
+{
+	bravo_policy = BRAVO_POLICY_ADAPTIVE;
+	bravo_slowdown_n = 0;
+	bravo_payback = payback;
+}
+
+/* Take n fast reads of l, one after another. */
+static void fast_reads(struct bba *l, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		rd_unlock(l, fast_read(l));
+}
+
+START_TEST(adaptive_policy_enables_bias_unpaid)
+{
+	struct bba l = { 0 };
+
+	adaptive_policy(4);
+	enable_bias(&l);
+	ck_assert(word_of(&l) & BRAVO_UNPAID);
+}
+END_TEST
+
+START_TEST(classic_policy_enables_bias_without_unpaid)
+{
+	struct bba l = { 0 };
+
+	bravo_policy = BRAVO_POLICY_CLASSIC;
+	enable_bias(&l);
+	ck_assert(!(word_of(&l) & BRAVO_UNPAID));
+}
+END_TEST
 
 START_TEST(adaptive_policy_counts_a_strike_for_bias_nobody_used)
 {
 	struct bba l = { 0 };
 
-	bravo_policy = BRAVO_POLICY_ADAPTIVE;
-	bravo_slowdown_n = 0;
-	uint64_t before = unpaid_bias(&l);
-
+	adaptive_policy(4);
+	unpaid_bias(&l);
 	ck_assert_uint_eq(strikes_of(&l), 1);
-	/*
-	 * The penalty alone (N = 0): the window, 2 units from the revocation,
-	 * reaches past one unit from before it.  Asked of the stored time, not
-	 * of the clock now, which a slow run (sanitizers) may find past it.
-	 */
-	ck_assert(bravo_inhibited(word_of(&l), before + BRAVO_PENALTY_UNIT));
 }
 END_TEST
 
-START_TEST(adaptive_policy_penalty_grows_with_strikes_and_stops_at_the_maximum)
+START_TEST(adaptive_policy_counts_a_strike_for_bias_with_too_few_fast_reads)
 {
 	struct bba l = { 0 };
 
-	bravo_policy = BRAVO_POLICY_ADAPTIVE;
-	bravo_slowdown_n = 0;
+	adaptive_policy(4);
+	enable_bias(&l);
+	fast_reads(&l, 3);
+	ck_assert(word_of(&l) & BRAVO_UNPAID);
+	write_once(&l);
+	ck_assert_uint_eq(strikes_of(&l), 1);
+}
+END_TEST
+
+START_TEST(adaptive_policy_payback_fast_reads_clear_unpaid)
+{
+	struct bba l = { 0 };
+
+	adaptive_policy(4);
+	enable_bias(&l);
+	fast_reads(&l, 4);
+	ck_assert(!(word_of(&l) & BRAVO_UNPAID));
+	ck_assert(biased(&l));
+}
+END_TEST
+
+START_TEST(inline_fast_path_stays_shut_while_bias_is_unpaid)
+{
+	struct bba l = { 0 };
+	vr_slot_t *slot;
+
+	adaptive_policy(1);
+	enable_bias(&l);
+	ck_assert_ptr_null(bravo_read_fast(&l.b, true));
+	fast_reads(&l, 1); /* the full path: paid */
+	slot = bravo_read_fast(&l.b, true);
+	ck_assert_ptr_nonnull(slot);
+	bravo_read_fast_unlock(slot);
+}
+END_TEST
+
+START_TEST(adaptive_policy_strikes_stop_at_the_maximum)
+{
+	struct bba l = { 0 };
+
+	adaptive_policy(4);
 	for (uint64_t i = 1; i <= 3; i++) {
 		unpaid_bias(&l);
 		ck_assert_uint_eq(strikes_of(&l), i);
 	}
-	/* Saturate without waiting out 45 ms windows: set 15 strikes by hand. */
-	atomic_store(&l.b.word, BRAVO_STRIKE_MAX << BRAVO_STRIKE_SHIFT | BRAVO_RBIAS);
-	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
-	wr_unlock(&l);
+	/* Saturate without waiting out 4^s slow reads: set the maximum by hand. */
+	atomic_store(&l.b.word, BRAVO_STRIKE_MAX << BRAVO_STRIKE_SHIFT | BRAVO_RBIAS | BRAVO_UNPAID);
+	write_once(&l);
 	ck_assert_uint_eq(strikes_of(&l), BRAVO_STRIKE_MAX);
 }
 END_TEST
 
-START_TEST(adaptive_policy_halves_the_penalty_after_bias_that_paid)
+START_TEST(adaptive_policy_halves_the_strikes_after_bias_that_paid)
 {
 	struct bba l = { 0 };
-	uintptr_t cookie;
 
-	bravo_policy = BRAVO_POLICY_ADAPTIVE;
-	bravo_slowdown_n = 0;
+	adaptive_policy(4);
 	enable_bias(&l);
-	/* Pretend four strikes, keeping RBias and the time bias was set. */
+	/* Pretend four strikes, keeping RBias. */
 	atomic_fetch_or(&l.b.word, UINT64_C(4) << BRAVO_STRIKE_SHIFT);
-	cookie = fast_read(&l); /* used */
-	rd_unlock(&l, cookie);
-	usleep(20000);          /* and long enough to pay for any revocation here */
-	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
-	wr_unlock(&l);
+	fast_reads(&l, 4);
+	write_once(&l);
 	ck_assert_uint_eq(strikes_of(&l), 2);
+}
+END_TEST
+
+/* In a thread of its own (its sampling counter fresh): slow reads until bias. */
+static void *reads_until_bias(void *arg)
+{
+	struct bba *l = arg;
+	uintptr_t reads = 0, cookie;
+
+	while (!biased(l) && reads < 1000) {
+		ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
+		rd_unlock(l, cookie);
+		reads++;
+	}
+	return (void *)reads;
+}
+
+START_TEST(adaptive_policy_with_s_strikes_enables_bias_on_one_slow_read_in_4_to_the_s)
+{
+	struct bba l = { 0 };
+	pthread_t t;
+	void *reads;
+
+	adaptive_policy(4);
+	atomic_store(&l.b.word, UINT64_C(2) << BRAVO_STRIKE_SHIFT); /* not inhibited */
+	ck_assert_int_eq(pthread_create(&t, NULL, reads_until_bias, &l), 0);
+	ck_assert_int_eq(pthread_join(t, &reads), 0);
+	ck_assert_uint_eq((uintptr_t)reads, 16);
 }
 END_TEST
 
@@ -1494,9 +1579,15 @@ static Suite *bravo_suite(void)
 
 	tc = tcase_create("adaptive");
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, adaptive_policy_enables_bias_unpaid);
+	tcase_add_test(tc, classic_policy_enables_bias_without_unpaid);
 	tcase_add_test(tc, adaptive_policy_counts_a_strike_for_bias_nobody_used);
-	tcase_add_test(tc, adaptive_policy_penalty_grows_with_strikes_and_stops_at_the_maximum);
-	tcase_add_test(tc, adaptive_policy_halves_the_penalty_after_bias_that_paid);
+	tcase_add_test(tc, adaptive_policy_counts_a_strike_for_bias_with_too_few_fast_reads);
+	tcase_add_test(tc, adaptive_policy_payback_fast_reads_clear_unpaid);
+	tcase_add_test(tc, inline_fast_path_stays_shut_while_bias_is_unpaid);
+	tcase_add_test(tc, adaptive_policy_strikes_stop_at_the_maximum);
+	tcase_add_test(tc, adaptive_policy_halves_the_strikes_after_bias_that_paid);
+	tcase_add_test(tc, adaptive_policy_with_s_strikes_enables_bias_on_one_slow_read_in_4_to_the_s);
 	tcase_add_test(tc, classic_policy_never_counts_strikes);
 	tcase_add_test(tc, adaptive_penalty_keeps_the_classic_window_as_its_floor);
 	suite_add_tcase(s, tc);
