@@ -15,7 +15,7 @@
 struct vr_table *_Atomic vr_table;
 unsigned bravo_slowdown_n = 9;
 enum vr_layout vr_layout = VR_2D;
-enum bravo_policy bravo_policy = BRAVO_POLICY_CLASSIC;
+enum bravo_policy bravo_policy = BRAVO_POLICY_ADAPTIVE;
 unsigned bravo_payback = 16;
 uint64_t bravo_enable_bits = BRAVO_RBIAS;
 unsigned long (*bravo_tolerated_slots)(const void *lock);

@@ -107,8 +107,8 @@
  * a 1D table of its own: see bravo_table_for.)
  *
  * Policy (BRAVO_POLICY; enum bravo_policy): when may bias come back?
- *  - classic (default): the paper's rule, InhibitUntil = now + N*T.
- *  - adaptive: the same window, and bias must pay for itself in fast
+ *  - classic: the paper's rule, InhibitUntil = now + N*T.
+ *  - adaptive (default): the same window, and bias must pay for itself in fast
  *    reads.  Each bias flip costs the enabling CAS, a revocation (a
  *    column scan that pulls other CPUs' rows) and two clock reads; a fast
  *    read saves little unless readers share the lock.  So the adaptive

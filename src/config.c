@@ -117,7 +117,7 @@ static void config_read(void)
 {
 	unsigned long n = 9, slots = vr_table_default_slots(), spin = 128, verbose = 0;
 	unsigned long nodes = 0, handoff = 64, stats = 0, check = 0, payback = 16;
-	unsigned layout = VR_2D, policy = BRAVO_POLICY_CLASSIC;
+	unsigned layout = VR_2D, policy = BRAVO_POLICY_ADAPTIVE;
 	bool stats_file_bad;
 	const char *stats_file;
 

@@ -6,8 +6,8 @@
  *                     (default: 64 per CPU, at least 4096)
  *   BRAVO_TABLE       2d (default: a row of slots per CPU) or 1d (the
  *                     paper's one array): the visible readers table
- *   BRAVO_POLICY      classic (default: the paper's N*T rule) or
- *                     adaptive: when bias comes back after a revocation
+ *   BRAVO_POLICY      adaptive (default) or classic (the paper's N*T
+ *                     rule): when bias comes back after a revocation
  *   BRAVO_PAYBACK     adaptive policy: bias counts as paid after about
  *                     this many fast reads, sampled per thread (16)
  *   BRAVO_SPIN        pause iterations before a waiter parks (default 128)
