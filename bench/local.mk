@@ -54,6 +54,13 @@ noinst_PROGRAMS += bench/noharm
 bench_noharm_SOURCES = bench/noharm.c
 bench_noharm_LDADD = bench/libbench.la -lm
 
+# One thread, one lock, N pairs: what scripts/icount runs under callgrind.
+noinst_PROGRAMS += bench/pairloop
+bench_pairloop_SOURCES = bench/pairloop.c
+dist_noinst_SCRIPTS += scripts/icount
+TESTS += tests/bench/pairloop-check
+EXTRA_DIST += tests/bench/pairloop-check
+
 # make check: every program under glibc and every variant, briefly.
 TESTS += tests/bench/smoke-check
 EXTRA_DIST += tests/bench/smoke-check

@@ -143,12 +143,10 @@ static void on_waited(uint64_t ns)
 
 static void on_revoked(uint64_t ns)
 {
-	unsigned k = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
-
 	stat_add_slow(STAT_REVOCATIONS, 1);
 	stat_add_slow(STAT_REVOCATION_NS, ns);
 	stat_add_slow(STAT_REVOCATION_MAX_NS, ns);
-	stat_add_slow(STAT_REVOCATION_HIST + (k < 40 ? k : 39), 1);
+	stat_add_slow(STAT_REVOCATION_HIST + rev_hist_bucket(ns), 1);
 }
 
 static void on_counted(enum lock_event ev, uint64_t n)
@@ -166,9 +164,8 @@ static void on_counted(enum lock_event ev, uint64_t n)
 }
 
 /*
- * The median revocation time from the power-of-two histogram: the
- * geometric middle of the bucket holding the middle revocation (within a
- * factor of 1.41 of the true median).
+ * The median revocation time from the histogram: the middle of the bucket
+ * holding the middle revocation (within 6.25% of the true median).
  */
 static uint64_t revocation_median_ns(const uint64_t t[STAT_COUNT])
 {
@@ -176,10 +173,10 @@ static uint64_t revocation_median_ns(const uint64_t t[STAT_COUNT])
 
 	if (total == 0)
 		return 0;
-	for (unsigned k = 0; k < 40; k++) {
-		seen += t[STAT_REVOCATION_HIST + k];
+	for (unsigned i = 0; i < REV_HIST_BUCKETS; i++) {
+		seen += t[STAT_REVOCATION_HIST + i];
 		if (2 * seen >= total)
-			return (uint64_t)((double)(UINT64_C(1) << k) * 1.41421356);
+			return rev_hist_middle(i);
 	}
 	return t[STAT_REVOCATION_MAX_NS];
 }
