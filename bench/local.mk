@@ -57,6 +57,7 @@ bench_noharm_LDADD = bench/libbench.la -lm
 # One thread, one lock, N pairs: what scripts/icount runs under callgrind.
 noinst_PROGRAMS += bench/pairloop
 bench_pairloop_SOURCES = bench/pairloop.c
+bench_pairloop_LDADD = bench/libbench.la -lm
 dist_noinst_SCRIPTS += scripts/icount
 TESTS += tests/bench/pairloop-check
 EXTRA_DIST += tests/bench/pairloop-check

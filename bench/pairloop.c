@@ -12,12 +12,12 @@
  * enabled once and revoked once).  Exit status: 0, 1 if a call failed,
  * 2 on a bad command line.
  */
-#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+
+#include "common.h"
 
 static const char usage[] =
 	"usage: pairloop [--write-every K] [--revoke-first] N\n"
@@ -27,19 +27,6 @@ static const char usage[] =
 	"                       K > 1: every K-th pair a write\n"
 	"  -r, --revoke-first   a read and then a write before the loop\n"
 	"  -h, --help           this text\n";
-
-static int parse_count(const char *what, const char *s, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-') {
-		fprintf(stderr, "pairloop: %s: not a non-negative integer: '%s'\n", what, s);
-		return -1;
-	}
-	return 0;
-}
 
 static int one_pair(pthread_rwlock_t *rw, int write)
 {
@@ -60,28 +47,24 @@ int main(int argc, char **argv)
 	unsigned long n, k = 0, next_write;
 	int revoke_first = 0, c;
 
-	while ((c = getopt_long(argc, argv, "k:rh", longopts, NULL)) != -1) {
+	bench_setup("pairloop", usage);
+	while ((c = getopt_long(argc, argv, ":k:rh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
-			if (parse_count("--write-every", optarg, &k))
-				goto bad;
+			k = bench_parse_ulong("--write-every", optarg, 0, ULONG_MAX);
 			break;
 		case 'r':
 			revoke_first = 1;
 			break;
 		case 'h':
-			fputs(usage, stdout);
-			return 0;
+			bench_help();
 		default:
-			goto bad;
+			bench_bad_option(c, argv);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "pairloop: expected one argument N, the number of pairs\n");
-		goto bad;
-	}
-	if (parse_count("N", argv[optind], &n))
-		goto bad;
+	if (optind != argc - 1)
+		bench_usage_error("expected one argument N, the number of pairs");
+	n = bench_parse_ulong("N", argv[optind], 0, ULONG_MAX);
 	if (revoke_first && (one_pair(&rw, 0) || one_pair(&rw, 1)))
 		return 1;
 	/* A countdown, not a modulo: the loop adds the same few instructions to every lock. */
@@ -95,7 +78,4 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	return 0;
-bad:
-	fputs(usage, stderr);
-	return 2;
 }

@@ -177,13 +177,9 @@ rdb_run() {
 	shift 7
 	preload=$(rdb_preload_for "$lock" "$libdir" "$alloc")
 	[ "$rdb_stats" = 0 ] || stats=BRAVO_STATS=1
-	if [ -n "$preload" ]; then
-		env -u LD_PRELOAD -u BRAVO_STATS -u BRAVO_STATS_FILE BRAVO_VERBOSE=1 $stats \
-			LD_PRELOAD="$preload" timeout "$limit" "$@" >"$out" 2>"$err" </dev/null &
-	else
-		env -u LD_PRELOAD -u BRAVO_STATS -u BRAVO_STATS_FILE BRAVO_VERBOSE=1 $stats \
-			timeout "$limit" "$@" >"$out" 2>"$err" </dev/null &
-	fi
+	# shellcheck disable=SC2086 # $stats: one word or none
+	env -u LD_PRELOAD -u BRAVO_STATS -u BRAVO_STATS_FILE BRAVO_VERBOSE=1 $stats \
+		${preload:+LD_PRELOAD="$preload"} timeout "$limit" "$@" >"$out" 2>"$err" </dev/null &
 	rdb_child=$!
 	wait "$rdb_child" || rc=$?
 	rdb_child=

@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Buckets of the revocation-time histogram (rev_hist_bucket below). */
+#define REV_HIST_BUCKETS 304
+
 enum stat_counter {
 	STAT_READS,             /* read acquisitions (not re-entries) */
 	STAT_READ_FAST,         /* ... through the visible readers table */
@@ -40,7 +43,7 @@ enum stat_counter {
 	STAT_ERR_EAGAIN,
 	/* Revocation times, a histogram (rev_hist_bucket; not printed). */
 	STAT_REVOCATION_HIST,
-	STAT_COUNT = STAT_REVOCATION_HIST + 304
+	STAT_COUNT = STAT_REVOCATION_HIST + REV_HIST_BUCKETS
 };
 
 /*
@@ -52,8 +55,6 @@ enum stat_counter {
  * to 511 in one).  Times of 2^40 ns (18 minutes) and more share the last
  * bucket.
  */
-#define REV_HIST_BUCKETS 304
-
 static inline unsigned rev_hist_bucket(uint64_t ns)
 {
 	unsigned k;
