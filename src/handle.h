@@ -18,10 +18,11 @@
  *   __pad2    (offset 40)  the BRAVO word (RBias, DRAINING, waiting
  *                          writers, InhibitUntil) for the BRAVO variants.
  *   offsets 0..15          the BA lock, for BA and BRAVO-BA.
- *   __cur_writer (offset 24)  BA and BRAVO-BA: 1 while a writer is inside,
- *                          as glibc keeps its writer's id there, so an
- *                          unlock by a thread that holds nothing can tell
- *                          a write-held lock from a read-held one.
+ *   __cur_writer (offset 24)  the writer's thread id (gettid()) while a
+ *                          writer is inside, else 0: glibc's own for
+ *                          BRAVO-pthread, libbravo's (handle_set_writer)
+ *                          for BA and BRAVO-BA.  The write holds of these
+ *                          variants are known from it alone (held.h).
  *   the whole struct       glibc's own lock, for BRAVO-pthread (glibc
  *                          leaves __pad2 and __pad3 alone).
  *
@@ -36,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../locks/bravo.h"
 
@@ -68,20 +70,20 @@ static inline bool handle_prefers_writers(pthread_rwlock_t *rw)
 }
 
 /*
- * BA's counters cannot tell readers waiting behind a writer inside from
- * readers holding the lock.  Relaxed: only unlock_unheld reads it, as a
- * snapshot; the writer sets it after entering and clears it before it
- * leaves, so a write-held lock is seen as such except in the few
- * instructions after its writer entered.
+ * The thread id of the writer inside, 0 if none.  Relaxed: a thread asks
+ * about its own writes (program order), or, unlocking a lock it holds
+ * nothing of, wants a snapshot (BA's counters cannot tell readers waiting
+ * behind a writer from readers inside).  BA's writers set it after they
+ * enter and clear it before they leave; glibc does the same.
  */
-static inline void ba_mark_writer(pthread_rwlock_t *rw, bool inside)
+static inline pid_t handle_writer(pthread_rwlock_t *rw)
 {
-	__atomic_store_n(&rw->__data.__cur_writer, inside ? 1 : 0, __ATOMIC_RELAXED);
+	return __atomic_load_n(&rw->__data.__cur_writer, __ATOMIC_RELAXED);
 }
 
-static inline bool ba_writer_inside(pthread_rwlock_t *rw)
+static inline void handle_set_writer(pthread_rwlock_t *rw, pid_t id)
 {
-	return __atomic_load_n(&rw->__data.__cur_writer, __ATOMIC_RELAXED) != 0;
+	__atomic_store_n(&rw->__data.__cur_writer, id, __ATOMIC_RELAXED);
 }
 
 static inline struct bravo *handle_bravo(pthread_rwlock_t *rw)

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
-__thread struct held_list held_tls __attribute__((tls_model("initial-exec")));
+/* self -1: no id is ever -1, so a lock naming "no writer" (0) is never ours. */
+__thread struct held_list held_tls __attribute__((tls_model("initial-exec"))) = { .self = -1 };
 
 static pthread_key_t held_key;
 static pthread_once_t held_key_once = PTHREAD_ONCE_INIT;
@@ -82,9 +84,38 @@ static void held_free_spill(void *spill)
 	held_free_retired(l);
 }
 
+pid_t held_self_refresh(void)
+{
+	held_tls.self = gettid(); /* never fails, leaves errno alone */
+	return held_tls.self;
+}
+
+/*
+ * fork(): the forking thread learns its id before (it may have taken write
+ * locks without asking for it: glibc records the id itself) and keeps it
+ * among the ids of its past, then takes the child's.  A fork without the
+ * handlers (_Fork, a raw clone) leaves self stale: the first unlock of a
+ * lock that then seems not ours asks the kernel again (rwlock.c).
+ */
+static void held_before_fork(void)
+{
+	held_self_refresh();
+}
+
+static void held_after_fork_in_child(void)
+{
+	struct held_list *l = &held_tls;
+
+	memmove(&l->forked_from[1], &l->forked_from[0],
+		(HELD_FORK_GENERATIONS - 1) * sizeof(l->forked_from[0]));
+	l->forked_from[0] = l->self;
+	held_self_refresh();
+}
+
 static void held_key_create(void)
 {
 	held_key_ok = pthread_key_create(&held_key, held_free_spill) == 0;
+	pthread_atfork(held_before_fork, NULL, held_after_fork_in_child);
 }
 
 void held_init(void)

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * HELD_FAST marks a read entry pushed by rwlock.c's inline fast path (its
@@ -64,6 +65,8 @@ static inline enum held_mode held_mode_of(const struct held *e)
 }
 
 #define HELD_INLINE 8
+/* Generations of fork() whose write holds a child can still adopt. */
+#define HELD_FORK_GENERATIONS 4
 
 /* A heap array of entries; its capacity travels with it (one pointer store). */
 struct held_spill {
@@ -84,6 +87,8 @@ struct held_list {
 	size_t used;                /* bytes of entries in use */
 	size_t room;                /* bytes base has room for; 0 before the first push */
 	struct held *base;          /* inl, or spill->e once that overflowed */
+	pid_t self;                 /* gettid(), or -1 (no lock names it) until asked */
+	pid_t forked_from[HELD_FORK_GENERATIONS]; /* self in the parent, grandparent...; 0: none */
 	struct held_spill *spill;   /* all entries once the inline array overflowed */
 	struct held_spill *retired; /* replaced spill arrays, freed at thread exit */
 	struct held inl[HELD_INLINE];
@@ -114,8 +119,30 @@ static inline struct held *held_find(const void *lock)
 }
 
 struct held *held_grow(void);
-/* Once at load: the thread-exit hook, made outside any signal handler. */
+/* Once at load: the thread-exit and fork hooks, made outside any signal handler. */
 void held_init(void);
+
+/* held_self's slow path: ask the kernel (the first time, or after a fork without handlers). */
+pid_t held_self_refresh(void);
+
+/* The id a lock that names its writer records for this thread. */
+static inline pid_t held_self(void)
+{
+	pid_t id = held_tls.self;
+
+	return __builtin_expect(id > 0, 1) ? id : held_self_refresh();
+}
+
+/* True if writer, an id a lock names, was this thread's before a fork. */
+static inline bool held_forked_from(pid_t writer)
+{
+	struct held_list *l = &held_tls;
+
+	for (int i = 0; i < HELD_FORK_GENERATIONS && l->forked_from[i]; i++)
+		if (l->forked_from[i] == writer)
+			return true;
+	return false;
+}
 
 /*
  * Record a lock just taken (no re-entry); false if no memory (or, with grow

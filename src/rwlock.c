@@ -23,6 +23,11 @@
  * lock, EPERM from unlock by a non-holder, EINVAL on a destroyed lock --
  * each with one line on stderr naming the call, the lock and the caller.
  *
+ * Write holds of the variants whose lock names its writer (variant.h,
+ * VARIANT_WRITE_OWNER) are known from the lock, as glibc knows its own,
+ * and are not in the list: the uncontended write path is the variant's
+ * try-lock and a check, its unlock a compare and a tail call.
+ *
  * A read re-entry only bumps the recursion count, so a thread re-reading a
  * lock never queues behind a waiting writer.  An entry is pushed only once
  * the lock is taken and removed before it is released, so a signal handler
@@ -191,6 +196,49 @@ static bool held_handed_off(pthread_rwlock_t *rw, struct held *h)
 	return true;
 }
 
+/* ---- write holds named in the lock (variant.h, VARIANT_WRITE_OWNER) ---- */
+
+#ifdef VARIANT_WRITE_OWNER
+#define WRITE_HOLDS_LISTED false
+
+/*
+ * A lock that names a writer other than the caller's id: the caller still
+ * holds it if the name is the id this thread had before a fork (held.h);
+ * the lock is then adopted, given the child's id, which glibc's unlock
+ * looks for.  ask_kernel: the id may be stale (a fork that ran no
+ * handlers): before saying no, ask the kernel again; only unlocks ask,
+ * where "no" leads to the misuse paths.
+ */
+static __attribute__((noinline)) bool write_named_other(pthread_rwlock_t *rw, pid_t writer,
+							bool ask_kernel)
+{
+	if (held_forked_from(writer)) {
+		handle_set_writer(rw, held_self());
+		return true;
+	}
+	return ask_kernel && writer == held_self_refresh();
+}
+
+/* True if the caller holds rw for writing. */
+static inline bool write_held_by_self(pthread_rwlock_t *rw, bool ask_kernel)
+{
+	pid_t writer = handle_writer(rw);
+
+	if (__builtin_expect(writer == 0, 1))
+		return false;
+	return writer == held_self() || write_named_other(rw, writer, ask_kernel);
+}
+#else
+#define WRITE_HOLDS_LISTED true
+
+static bool write_held_by_self(pthread_rwlock_t *rw, bool ask_kernel)
+{
+	(void)rw;
+	(void)ask_kernel;
+	return false;
+}
+#endif
+
 /* ---- process-shared locks: glibc's, in place ---- */
 
 static int pshared_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
@@ -255,6 +303,8 @@ rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
 		h = NULL;
 	if (h)
 		return stat_error(held_check(h, mode, try));
+	if (write_held_by_self(rw, false))
+		return stat_error(try ? EBUSY : EDEADLK);
 	if (try || (dl && dl->abstime)) {
 		r = algo_trylock(rw, mode, &data);
 		if (r == 0 || try)
@@ -268,7 +318,7 @@ rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
 out:
 	if (r)
 		return stat_error(r);
-	if (!held_push(rw, mode, data)) {
+	if ((mode == HELD_READ || WRITE_HOLDS_LISTED) && !held_push(rw, mode, data)) {
 		algo_unlock(rw, mode, data);
 		return stat_error(EAGAIN);
 	}
@@ -322,7 +372,7 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 		return 0;
 	if (handle_is_destroyed(rw))
 		why = "the lock was already destroyed";
-	else if (held_find(rw))
+	else if (held_find(rw) || write_held_by_self(rw, false))
 		why = "the calling thread holds the lock";
 	else if (variant_destroy(rw) != 0)
 		why = "another thread holds or waits for the lock";
@@ -403,6 +453,8 @@ static inline __attribute__((always_inline)) bool wrlock_fast(pthread_rwlock_t *
 		return false;
 	if (!variant_write_fast(rw))
 		return false;
+	if (!WRITE_HOLDS_LISTED)
+		return true;
 	if (__builtin_expect(held_push_fast(rw, HELD_WRITE, 0), 1))
 		return true;
 	variant_write_unlock(rw, 0);
@@ -482,11 +534,22 @@ static __attribute__((noinline)) int unlock_read_top(pthread_rwlock_t *rw, uintp
 	return 0;
 }
 
+/* A write hold the lock names (VARIANT_WRITE_OWNER): not in the list. */
+static __attribute__((noinline)) int unlock_write_named(pthread_rwlock_t *rw)
+{
+	if (handle_is_pshared(rw))
+		return real()->unlock(rw);
+	variant_write_unlock(rw, 0);
+	return 0;
+}
+
 /*
  * The fast paths: the most recent entry is rw's, and is a single read
  * hold taken by rdlock_fast, or any other single hold; read holds only
  * while no hold is outstanding that another thread released on its
- * reader's behalf.
+ * reader's behalf.  Or the lock names the caller as its writer (a
+ * process-shared lock's glibc id included: unlock_write_named tells).
+ * held_tls.self is -1 until asked, which no lock names.
  */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
@@ -500,10 +563,12 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 			variant_read_fast_unlock(data);
 			return 0;
 		}
-		if (h->state == HELD_STATE(HELD_WRITE, 0))
+		if (WRITE_HOLDS_LISTED && h->state == HELD_STATE(HELD_WRITE, 0))
 			return unlock_write_top(rw, h->data);
 		if (h->state == HELD_STATE(HELD_READ, 0) && !handoff_any())
 			return unlock_read_top(rw, h->data);
+	} else if (!WRITE_HOLDS_LISTED && !null_ptr(rw) && handle_writer(rw) == held_tls.self) {
+		return unlock_write_named(rw);
 	}
 	return unlock_slow(rw, CALLER);
 }
@@ -519,6 +584,8 @@ static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 	if (handle_is_pshared(rw))
 		return real()->unlock(rw);
 	h = held_find(rw);
+	if (!h && write_held_by_self(rw, true))
+		return unlock_write_named(rw);
 	if (!h)
 		return unlock_unheld(rw, caller);
 	if (held_mode_of(h) == HELD_READ && h->reentries > 0) {

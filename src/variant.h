@@ -63,6 +63,12 @@
  *                                         rw in any mode (BA: the mutex or
  *                                         the readers; BRAVO: the same, or
  *                                         bias to revoke)
+ *
+ * A variant whose lock names its writer by thread id while write-held
+ * (handle.h, __cur_writer; the id is held_self()) defines
+ * VARIANT_WRITE_OWNER: rwlock.c then keeps its write holds out of the
+ * held-lock list and finds them in the lock, as glibc does.  Adopting a
+ * lock across fork() is then rwlock.c's (it renames the writer).
  */
 #ifndef LIBBRAVO_VARIANT_H
 #define LIBBRAVO_VARIANT_H

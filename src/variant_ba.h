@@ -9,6 +9,7 @@
 
 #include "../locks/ba.h"
 #include "handle.h"
+#include "held.h"
 
 static const char variant_name[] = "ba";
 
@@ -66,7 +67,7 @@ static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
 static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	*data = 0;
-	if (ba_writer_inside(rw) || !ba_read_held(ba_of(rw)))
+	if (handle_writer(rw) != 0 || !ba_read_held(ba_of(rw)))
 		return false;
 	ba_read_unlock(ba_of(rw));
 	return true;
@@ -96,7 +97,7 @@ static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, cons
 
 	(void)data;
 	if (r == 0)
-		ba_mark_writer(rw, true);
+		handle_set_writer(rw, held_self());
 	return r;
 }
 
@@ -105,12 +106,14 @@ static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 	(void)data;
 	if (!ba_write_trylock(ba_of(rw)))
 		return EBUSY;
-	ba_mark_writer(rw, true);
+	handle_set_writer(rw, held_self());
 	return 0;
 }
 
 /* The write fast path (variant.h): BA's try-lock. */
 #define VARIANT_WRITE_FAST 1
+/* Write holds are named in the handle (handle.h), as glibc names its writer. */
+#define VARIANT_WRITE_OWNER 1
 
 static inline bool variant_write_fast(pthread_rwlock_t *rw)
 {
@@ -122,7 +125,7 @@ static inline bool variant_write_fast(pthread_rwlock_t *rw)
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;
-	ba_mark_writer(rw, false);
+	handle_set_writer(rw, 0);
 	ba_write_unlock(ba_of(rw));
 }
 

@@ -51,12 +51,13 @@ static bool under_idle(pthread_rwlock_t *rw)
 
 static bool under_read_held(pthread_rwlock_t *rw)
 {
-	return !ba_writer_inside(rw) && ba_read_held((struct ba_lock *)(void *)rw);
+	return handle_writer(rw) == 0 && ba_read_held((struct ba_lock *)(void *)rw);
 }
 
+/* BA names no writer: the handle does, as glibc's lock does (handle.h). */
 static void under_mark_writer(pthread_rwlock_t *rw, bool inside)
 {
-	ba_mark_writer(rw, inside);
+	handle_set_writer(rw, inside ? held_self() : 0);
 }
 
 /* BA's own phase-fairness already holds readers back while a writer waits. */
@@ -195,29 +196,6 @@ static const struct rw_ops under_ops = {
 #error "variant_bravo.h needs LIBBRAVO_UNDER_BA or LIBBRAVO_UNDER_PTHREAD"
 #endif
 
-#if defined(LIBBRAVO_UNDER_PTHREAD)
-/*
- * fork(): glibc's unlock releases a write lock only when __cur_writer is
- * the caller's thread id, and the forking thread has a new id in the child.
- * The child keeps the forking thread's held-lock list (rwlock.c), so it
- * owns the private locks that thread held; give their glibc lock the new
- * id, or the child's unlock of a write lock would be taken for a read
- * unlock and leave the lock write-held (found by tests/torture/fork_locks).
- * Runs after rwlock.c's handler has dropped the process-shared locks.
- */
-static void adopt_write_locks_in_child(void)
-{
-	int tid = (int)gettid();
-
-	for (struct held *e = held_tls.base; e != held_at(held_tls.base, held_tls.used); e++) {
-		pthread_rwlock_t *rw = (pthread_rwlock_t *)e->lock;
-
-		if (held_mode_of(e) == HELD_WRITE && !handle_is_pshared(rw))
-			__atomic_store_n(&rw->__data.__cur_writer, tid, __ATOMIC_RELAXED);
-	}
-}
-#endif
-
 /* Handoff classes: a hold of the underlying lock (0), or a fast hold. */
 #define HOLD_FAST 1
 
@@ -233,9 +211,6 @@ static inline void variant_load(void)
 	if (config.strict || config.stats)
 		bravo_enable_bits |= BRAVO_FULL_PATH;
 	vr_table_init(config.table_slots);
-#if defined(LIBBRAVO_UNDER_PTHREAD)
-	pthread_atfork(NULL, NULL, adopt_write_locks_in_child);
-#endif
 }
 
 static inline const char *variant_detail(void)
@@ -375,6 +350,8 @@ static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 
 /* The write fast path (variant.h): the lock underneath, with no bias to revoke. */
 #define VARIANT_WRITE_FAST 1
+/* Write holds are named in the lock (handle.h): glibc's, or BA's mark. */
+#define VARIANT_WRITE_OWNER 1
 
 static inline bool variant_write_fast(pthread_rwlock_t *rw)
 {

@@ -300,6 +300,114 @@ static void fork_in_the_middle_of_lock_churn_gives_children_working_locks(void)
 	check_lock_still_works(&shared_lock, 4, 100);
 }
 
+/* ---- write holds across generations, and a fork that runs no handlers ---- */
+
+/* In a child of a child: the lock the first forking thread write-held is its own. */
+static void grandchild_releases_inherited_write_lock(pthread_rwlock_t *l)
+{
+	struct timespec mono = ts_add_ms(ts_now(CLOCK_MONOTONIC), 20);
+
+	CHECK_RC(pthread_rwlock_wrlock(l), EDEADLK);
+	CHECK_RC(pthread_rwlock_clockwrlock(l, CLOCK_MONOTONIC, &mono), EDEADLK);
+	CHECK_RC(pthread_rwlock_rdlock(l), EDEADLK);
+	CHECK_RC(pthread_rwlock_trywrlock(l), EBUSY);
+	CHECK_RC(pthread_rwlock_tryrdlock(l), EBUSY);
+	CHECK_RC(pthread_rwlock_unlock(l), 0);
+	check_lock_still_works(l, 4, 100);
+}
+
+static void fork_grandchild_can_release_a_write_lock_held_since_before_the_first_fork(void)
+{
+	pthread_rwlock_t l, busy;
+	pid_t child;
+
+	CHECK_RC(pthread_rwlock_init(&l, NULL), 0);
+	CHECK_RC(pthread_rwlock_init(&busy, NULL), 0);
+	/* busy: bias on, so its write lock below is a revocation (the slow path) */
+	for (int i = 0; i < 100; i++) {
+		CHECK_RC(pthread_rwlock_rdlock(&busy), 0);
+		CHECK_RC(pthread_rwlock_unlock(&busy), 0);
+	}
+	CHECK_RC(pthread_rwlock_wrlock(&l), 0);
+	CHECK_RC(pthread_rwlock_wrlock(&busy), 0);
+	child = fork();
+	CHECK(child >= 0, "fork: %s", strerror(errno));
+	if (child == 0) {
+		pid_t grandchild;
+
+		/*
+		 * A hang (a wrlock waiting for its own caller) must end before
+		 * the parent gives up on the child: an orphan would outlive it.
+		 */
+		alarm(20);
+		grandchild = fork();
+		CHECK(grandchild >= 0, "fork: %s", strerror(errno));
+		if (grandchild == 0) {
+			alarm(10);
+			grandchild_releases_inherited_write_lock(&l);
+			grandchild_releases_inherited_write_lock(&busy);
+			fflush(stdout);
+			_exit(0);
+		}
+		expect_child_success(grandchild, "grandchild");
+		grandchild_releases_inherited_write_lock(&busy); /* the child's own copy */
+		fflush(stdout);
+		_exit(0);
+	}
+	expect_child_success(child, "child that forks");
+	CHECK_RC(pthread_rwlock_trywrlock(&l), EBUSY); /* the parent's still held */
+	CHECK_RC(pthread_rwlock_unlock(&l), 0);
+	CHECK_RC(pthread_rwlock_unlock(&busy), 0);
+	check_lock_still_works(&l, 4, 100);
+	check_lock_still_works(&busy, 4, 100);
+	CHECK_RC(pthread_rwlock_destroy(&l), 0);
+	CHECK_RC(pthread_rwlock_destroy(&busy), 0);
+}
+
+/*
+ * _Fork runs no atfork handlers: a library that caches its thread's id
+ * learns nothing of the child's new one.  The child's locks work as under
+ * glibc: a write lock taken there is the caller's (EDEADLK, EBUSY) and its
+ * unlock releases it.
+ */
+static void child_of_fork_without_handlers_uses_write_locks(void)
+{
+	pthread_rwlock_t l;
+
+	CHECK_RC(pthread_rwlock_init(&l, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK_RC(pthread_rwlock_wrlock(&l), 0);
+		CHECK_RC(pthread_rwlock_rdlock(&l), EDEADLK);
+		CHECK_RC(pthread_rwlock_tryrdlock(&l), EBUSY);
+		CHECK_RC(pthread_rwlock_unlock(&l), 0);
+		CHECK_RC(pthread_rwlock_rdlock(&l), 0);
+		CHECK_RC(pthread_rwlock_unlock(&l), 0);
+	}
+	CHECK_RC(pthread_rwlock_trywrlock(&l), 0);
+	CHECK_RC(pthread_rwlock_unlock(&l), 0);
+	check_lock_still_works(&l, 4, 100);
+	CHECK_RC(pthread_rwlock_destroy(&l), 0);
+}
+
+static void fork_without_handlers_child_locks_and_releases_for_writing(void)
+{
+	pthread_rwlock_t warm = PTHREAD_RWLOCK_INITIALIZER;
+	pid_t pid;
+
+	/* the parent's thread has used write locks: whatever it caches, it has */
+	CHECK_RC(pthread_rwlock_wrlock(&warm), 0);
+	CHECK_RC(pthread_rwlock_unlock(&warm), 0);
+	pid = _Fork();
+	CHECK(pid >= 0, "_Fork: %s", strerror(errno));
+	if (pid == 0) {
+		alarm(20);
+		child_of_fork_without_handlers_uses_write_locks();
+		fflush(stdout);
+		_exit(0);
+	}
+	expect_child_success(pid, "_Fork child");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct torture_check checks[] = {
@@ -307,6 +415,8 @@ int main(int argc, char **argv)
 		TORTURE_CHECK(fork_child_finds_locks_held_by_other_parent_threads_still_held),
 		LIBBRAVO_CHECK(fork_child_can_release_the_locks_the_forking_thread_held),
 		TORTURE_CHECK(fork_in_the_middle_of_lock_churn_gives_children_working_locks),
+		LIBBRAVO_CHECK(fork_grandchild_can_release_a_write_lock_held_since_before_the_first_fork),
+		TORTURE_CHECK(fork_without_handlers_child_locks_and_releases_for_writing),
 	};
 
 	return torture_main("fork_locks", "fork() while other threads hold and wait for rwlocks",
