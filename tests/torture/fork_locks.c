@@ -11,9 +11,11 @@
  * specifies: the child inherits the locks as they were, locks held by
  * other threads stay held (as with glibc), and the child can use every
  * lock it did not inherit as held.  libbravo keeps the forking thread's
- * list of held locks in the child, so the child also releases the locks
- * the forking thread held (rwlock.c; glibc cannot do that for a write lock:
- * its unlock looks for the writer's thread id, which changed at the fork).
+ * list of held locks in the child, and its thread remembers the id it had
+ * in the parent (write holds are named in the lock by thread id), so the
+ * child also releases the locks the forking thread held (rwlock.c; glibc
+ * cannot do that for a write lock: its unlock looks for the writer's
+ * thread id, which changed at the fork).
  *
  * Each child runs its checks (with threads of its own), then _exit()s with
  * 0 or 1; a parent waits at most 30 s for it.
