@@ -76,19 +76,6 @@ int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadl
 	}
 }
 
-bool ba_read_trylock(struct ba_lock *l)
-{
-	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
-
-	while (!(v & BA_PRES)) {
-		if (atomic_compare_exchange_weak_explicit(&l->rin, &v, v + BA_RINC,
-							  memory_order_acquire,
-							  memory_order_relaxed))
-			return true;
-	}
-	return false;
-}
-
 void ba_read_unlock_wake(struct ba_lock *l)
 {
 	/* Only the wmutex holder parks on rout: wake it to re-check its count. */

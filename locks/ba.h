@@ -101,7 +101,23 @@ static inline int ba_read_lock(struct ba_lock *l, const struct deadline *dl)
 	return ba_read_lock_slowpath(l, old & BA_WPHASE, dl);
 }
 
-bool ba_read_trylock(struct ba_lock *l);
+/*
+ * Inline: a reader's whole uncontended path when it comes through a
+ * try-lock (libbravo's read fast path under BA, and BRAVO-BA's reads while
+ * bias is off).  Acquire: as ba_read_lock's arrival.
+ */
+static inline bool ba_read_trylock(struct ba_lock *l)
+{
+	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+
+	while (!(v & BA_PRES)) {
+		if (atomic_compare_exchange_weak_explicit(&l->rin, &v, v + BA_RINC,
+							  memory_order_acquire,
+							  memory_order_relaxed))
+			return true;
+	}
+	return false;
+}
 
 void ba_read_unlock_wake(struct ba_lock *l);
 

@@ -412,6 +412,30 @@ extern __thread unsigned bravo_enable_tries
 	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /*
+ * Would a slow reader that finds the lock word w enable bias now?  Not
+ * while bias is on, a drain is under way or a writer-preferring writer
+ * waits; with s strikes (adaptive policy), on one slow read in 4^s only
+ * (thread-locally counted, no shared write); not inside the slow-down
+ * window.  consume: count this read as one of the 4^s (the read that acts
+ * on the answer); a caller that only looks leaves the count to the one
+ * that acts.
+ */
+static inline bool bravo_enable_due(uint64_t w, bool consume)
+{
+	unsigned strikes = w >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX;
+
+	if (w & (BRAVO_RBIAS | BRAVO_DRAINING | BRAVO_WAITERS_MASK))
+		return false;
+	if (strikes && ((bravo_enable_tries + 1) & ((1u << 2 * strikes) - 1))) {
+		bravo_enable_tries++; /* not due: this read is counted either way */
+		return false;
+	}
+	if (consume)
+		bravo_enable_tries++;
+	return !(w >> BRAVO_TIME_SHIFT && bravo_inhibited(w, bravo_now()));
+}
+
+/*
  * Slow-path reader holding read permission: maybe re-enable bias (l. 25-26).
  * Inline up to the clock, so that a slow read of an inhibited lock costs
  * a load, a few tests and the clock read, not a call.
@@ -419,16 +443,22 @@ extern __thread unsigned bravo_enable_tries
 static inline void bravo_read_acquired_slow(struct bravo *b)
 {
 	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
-	unsigned strikes = w >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX;
 
-	if (w & (BRAVO_RBIAS | BRAVO_DRAINING | BRAVO_WAITERS_MASK))
-		return; /* already on, draining, or a writer-preferring writer waits */
-	/* A lock with s strikes (adaptive policy): try on one slow read in 4^s. */
-	if (strikes && (++bravo_enable_tries & ((1u << 2 * strikes) - 1)))
-		return;
-	if (w >> BRAVO_TIME_SHIFT && bravo_inhibited(w, bravo_now()))
-		return;
-	bravo_enable_slowpath(b, w);
+	if (bravo_enable_due(w, true))
+		bravo_enable_slowpath(b, w);
+}
+
+/*
+ * True if a read now would be a slow read that leaves bias off (RBias
+ * clear, enabling not due): the caller may then take the underlying
+ * lock's read through its try-lock, without the slow path's work.
+ * Relaxed: only filters; the slow path re-reads the word.
+ */
+static inline bool bravo_bias_stays_off(struct bravo *b)
+{
+	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+
+	return !(w & BRAVO_RBIAS) && !bravo_enable_due(w, false);
 }
 
 /* How a writer that finds fast readers inside waits for them. */

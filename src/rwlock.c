@@ -70,12 +70,13 @@ static atomic_bool loaded;
 static __thread bool loading;
 
 /*
- * The write fast path opens once the library is loaded, unless strict mode
- * or statistics want to see every call.  Acquire/release: a thread that
- * finds it open finds glibc's functions resolved (BRAVO-pthread's try-lock
- * calls one), as ensure_loaded would have.
+ * The write fast path and the read try-lock path open once the library is
+ * loaded, unless strict mode or statistics want to see every call.
+ * Acquire/release: a thread that finds them open finds glibc's functions
+ * resolved (BRAVO-pthread's try-locks call them), as ensure_loaded would
+ * have.
  */
-static atomic_bool write_fast_open;
+static atomic_bool fast_paths_open;
 
 static void libbravo_load_once(void)
 {
@@ -89,7 +90,7 @@ static void libbravo_load_once(void)
 	held_init();
 	variant_load();
 	config_announce(variant_name, variant_detail());
-	atomic_store_explicit(&write_fast_open, !config.strict && !config.stats,
+	atomic_store_explicit(&fast_paths_open, !config.strict && !config.stats,
 			      memory_order_release);
 	errno = saved_errno;
 }
@@ -393,6 +394,16 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
  * and in strict mode or with statistics (which see every call); anything
  * else -- a full list, a process-shared lock (its BRAVO word is zero) --
  * takes rwlock_acquire.
+ *
+ * Failing that, rdlock_slow first tries the variant's read try-lock of the
+ * lock underneath (BA's; under BRAVO while bias is off and this read
+ * would not enable it),
+ * recorded as a plain read hold, under the same rules: it fails while the
+ * caller holds rw for writing, and succeeds for a reader of rw only as a
+ * second hold of the lock underneath, which needs no lookup either (a
+ * re-entry behind a waiting writer fails it: BA's writer phase, glibc's
+ * writer-preferring try-lock; the full path then counts the re-entry).
+ * Shut as the write fast path is, and for process-shared locks.
  */
 static inline __attribute__((always_inline)) bool rdlock_fast(pthread_rwlock_t *rw)
 {
@@ -408,9 +419,24 @@ static inline __attribute__((always_inline)) bool rdlock_fast(pthread_rwlock_t *
 	return false;
 }
 
-static __attribute__((noinline)) int rdlock_slow(pthread_rwlock_t *rw, bool try, const void *caller)
+static __attribute__((noinline)) int rdlock_full(pthread_rwlock_t *rw, bool try, const void *caller)
 {
 	return rwlock_acquire(rw, HELD_READ, try, NULL, caller);
+}
+
+/*
+ * Out of line, so that the table's fast path above keeps no frame; the
+ * full path is a tail call from here.
+ */
+static __attribute__((noinline)) int rdlock_slow(pthread_rwlock_t *rw, bool try, const void *caller)
+{
+	if (!null_ptr(rw) && atomic_load_explicit(&fast_paths_open, memory_order_acquire) &&
+	    !handle_is_pshared(rw) && variant_read_under_fast(rw)) {
+		if (__builtin_expect(held_push_fast(rw, HELD_READ, 0), 1))
+			return 0;
+		variant_read_unlock(rw, 0);
+	}
+	return rdlock_full(rw, try, caller);
 }
 
 EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
@@ -448,7 +474,7 @@ EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk,
  */
 static inline __attribute__((always_inline)) bool wrlock_fast(pthread_rwlock_t *rw)
 {
-	if (null_ptr(rw) || !atomic_load_explicit(&write_fast_open, memory_order_acquire) ||
+	if (null_ptr(rw) || !atomic_load_explicit(&fast_paths_open, memory_order_acquire) ||
 	    handle_is_pshared(rw))
 		return false;
 	if (!variant_write_fast(rw))

@@ -52,6 +52,22 @@
  *                                         slot is taken or another is)
  *   variant_read_fast_unlock(data)        release it (no call)
  *
+ * A variant whose uncontended read, when that fast path fails or there is
+ * none, is a try-lock that needs no list lookup defines
+ * VARIANT_READ_UNDER_FAST and provides
+ *
+ *   variant_read_under_fast(rw)           true: read-held (data 0), taken
+ *                                         without waiting and released by
+ *                                         variant_read_unlock; false: use
+ *                                         variant_read_lock.  The same
+ *                                         rules as variant_read_fast (it
+ *                                         fails while the caller holds rw
+ *                                         for writing: BA's writer phase,
+ *                                         glibc's write lock); rwlock.c
+ *                                         keeps it shut in strict mode,
+ *                                         with statistics, before the load
+ *                                         and for process-shared locks
+ *
  * A variant whose uncontended write lock is a try-lock defines
  * VARIANT_WRITE_FAST and provides
  *
@@ -102,6 +118,14 @@ static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
 static inline void variant_read_fast_unlock(uintptr_t data)
 {
 	(void)data;
+}
+#endif
+
+#ifndef VARIANT_READ_UNDER_FAST
+static inline bool variant_read_under_fast(pthread_rwlock_t *rw)
+{
+	(void)rw;
+	return false;
 }
 #endif
 

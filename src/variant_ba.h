@@ -91,6 +91,14 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 	ba_read_unlock(ba_of(rw));
 }
 
+/* The underlying read fast path (variant.h): BA's read try-lock. */
+#define VARIANT_READ_UNDER_FAST 1
+
+static inline bool variant_read_under_fast(pthread_rwlock_t *rw)
+{
+	return ba_read_trylock(ba_of(rw));
+}
+
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	int r = ba_write_lock(ba_of(rw), dl);

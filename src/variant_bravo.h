@@ -289,6 +289,18 @@ static inline void variant_read_fast_unlock(uintptr_t data)
 	bravo_read_fast_unlock((vr_slot_t *)data);
 }
 
+/*
+ * The underlying read fast path (variant.h): bias is off and this read
+ * would leave it off, so it is the underlying lock's read, through its
+ * try-lock (the slow path's work is the enabling it need not do).
+ */
+#define VARIANT_READ_UNDER_FAST 1
+
+static inline bool variant_read_under_fast(pthread_rwlock_t *rw)
+{
+	return bravo_bias_stays_off(handle_bravo(rw)) && under_ops.read_trylock(rw);
+}
+
 /* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */
 static void count_read(pthread_rwlock_t *rw, uintptr_t slot, uint64_t seen)
 {

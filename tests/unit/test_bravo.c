@@ -1523,6 +1523,60 @@ START_TEST(adaptive_policy_with_s_strikes_enables_bias_on_one_slow_read_in_4_to_
 }
 END_TEST
 
+/*
+ * As libbravo's read path: a read that bravo_bias_stays_off lets through
+ * takes BA's try-lock only, the others take the slow path (which may
+ * enable bias).  Thread of its own, as above.
+ */
+static void *reads_asking_first_until_bias(void *arg)
+{
+	struct bba *l = arg;
+	uintptr_t reads = 0, cookie;
+
+	while (!biased(l) && reads < 1000) {
+		if (bravo_bias_stays_off(&l->b)) {
+			ck_assert(ba_read_trylock(&l->u));
+			ba_read_unlock(&l->u);
+		} else {
+			ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
+			rd_unlock(l, cookie);
+		}
+		reads++;
+	}
+	return (void *)reads;
+}
+
+START_TEST(bias_stays_off_counts_each_read_once_toward_the_4_to_the_s)
+{
+	struct bba l = { 0 };
+	pthread_t t;
+	void *reads;
+
+	adaptive_policy(4);
+	atomic_store(&l.b.word, UINT64_C(2) << BRAVO_STRIKE_SHIFT); /* not inhibited */
+	ck_assert_int_eq(pthread_create(&t, NULL, reads_asking_first_until_bias, &l), 0);
+	ck_assert_int_eq(pthread_join(t, &reads), 0);
+	ck_assert_uint_eq((uintptr_t)reads, 16);
+}
+END_TEST
+
+START_TEST(bias_stays_off_only_while_rbias_is_clear_and_enabling_is_not_due)
+{
+	struct bba l = { 0 };
+
+	adaptive_policy(4);
+	ck_assert(!bravo_bias_stays_off(&l.b)); /* a fresh lock: this read enables */
+	enable_bias(&l);
+	ck_assert(!bravo_bias_stays_off(&l.b)); /* bias on: the table's path */
+	write_once(&l);
+	bravo_slowdown_n = 1000000;
+	atomic_store(&l.b.word, (bravo_now() + 1000000) << BRAVO_TIME_SHIFT);
+	ck_assert(bravo_bias_stays_off(&l.b)); /* inside the slow-down window */
+	atomic_store(&l.b.word, BRAVO_DRAINING);
+	ck_assert(bravo_bias_stays_off(&l.b)); /* a drain keeps bias off */
+}
+END_TEST
+
 START_TEST(classic_policy_never_counts_strikes)
 {
 	struct bba l = { 0 };
@@ -1588,6 +1642,8 @@ static Suite *bravo_suite(void)
 	tcase_add_test(tc, adaptive_policy_strikes_stop_at_the_maximum);
 	tcase_add_test(tc, adaptive_policy_halves_the_strikes_after_bias_that_paid);
 	tcase_add_test(tc, adaptive_policy_with_s_strikes_enables_bias_on_one_slow_read_in_4_to_the_s);
+	tcase_add_test(tc, bias_stays_off_counts_each_read_once_toward_the_4_to_the_s);
+	tcase_add_test(tc, bias_stays_off_only_while_rbias_is_clear_and_enabling_is_not_due);
 	tcase_add_test(tc, classic_policy_never_counts_strikes);
 	tcase_add_test(tc, adaptive_penalty_keeps_the_classic_window_as_its_floor);
 	suite_add_tcase(s, tc);
