@@ -38,4 +38,15 @@ static inline const struct real_rwlock *real(void)
 	return &real_rwlock;
 }
 
+/*
+ * real() without the check, for the variant's lock paths: every caller has
+ * seen the load happen (ensure_loaded, or the fast paths' gate with its
+ * acquire, or a hold this thread took after either), and the load
+ * resolves glibc's functions first.  A fork child inherits them resolved.
+ */
+static inline const struct real_rwlock *real_loaded(void)
+{
+	return &real_rwlock;
+}
+
 #endif

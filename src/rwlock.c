@@ -522,6 +522,8 @@ static int unlock_unheld(pthread_rwlock_t *rw, const void *caller)
 {
 	static atomic_bool warned;
 
+	/* The first call of this thread may be this one: the variant needs the load. */
+	ensure_loaded();
 	if (config.strict) {
 		if (handle_is_destroyed(rw))
 			return misuse(EINVAL, "pthread_rwlock_unlock", rw, "the lock was destroyed", caller);
@@ -563,10 +565,18 @@ static __attribute__((noinline)) int unlock_read_top(pthread_rwlock_t *rw, uintp
 /* A write hold the lock names (VARIANT_WRITE_OWNER): not in the list. */
 static __attribute__((noinline)) int unlock_write_named(pthread_rwlock_t *rw)
 {
+#ifdef VARIANT_WRITE_UNLOCK_GLIBC
+	/*
+	 * The lock is glibc's, process-shared or not: its unlock, in tail
+	 * position (glibc's returns 0).  Loaded: this thread write-locked it.
+	 */
+	return real_loaded()->unlock(rw);
+#else
 	if (handle_is_pshared(rw))
 		return real()->unlock(rw);
 	variant_write_unlock(rw, 0);
 	return 0;
+#endif
 }
 
 /*

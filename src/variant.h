@@ -84,7 +84,10 @@
  * (handle.h, __cur_writer; the id is held_self()) defines
  * VARIANT_WRITE_OWNER: rwlock.c then keeps its write holds out of the
  * held-lock list and finds them in the lock, as glibc does.  Adopting a
- * lock across fork() is then rwlock.c's (it renames the writer).
+ * lock across fork() is then rwlock.c's (it renames the writer).  If its
+ * write unlock is glibc's pthread_rwlock_unlock and nothing else
+ * (BRAVO-pthread), it also defines VARIANT_WRITE_UNLOCK_GLIBC, and
+ * rwlock.c calls glibc's directly, process-shared lock or not.
  */
 #ifndef LIBBRAVO_VARIANT_H
 #define LIBBRAVO_VARIANT_H

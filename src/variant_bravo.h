@@ -99,36 +99,36 @@ static int under_read_lock(void *u, const struct deadline *dl)
 	int r;
 
 	do {
-		r = dl && dl->abstime ? real()->clockrdlock(u, dl->clock, dl->abstime)
-				      : real()->rdlock(u);
+		r = dl && dl->abstime ? real_loaded()->clockrdlock(u, dl->clock, dl->abstime)
+				      : real_loaded()->rdlock(u);
 	} while (r == EAGAIN); /* glibc's reader count overflowed: wait */
 	return r;
 }
 
 static bool under_read_trylock(void *u)
 {
-	return real()->tryrdlock(u) == 0;
+	return real_loaded()->tryrdlock(u) == 0;
 }
 
 static void under_read_unlock(void *u)
 {
-	real()->unlock(u);
+	real_loaded()->unlock(u);
 }
 
 static int under_write_lock(void *u, const struct deadline *dl)
 {
-	return dl && dl->abstime ? real()->clockwrlock(u, dl->clock, dl->abstime)
-				 : real()->wrlock(u);
+	return dl && dl->abstime ? real_loaded()->clockwrlock(u, dl->clock, dl->abstime)
+				 : real_loaded()->wrlock(u);
 }
 
 static bool under_write_trylock(void *u)
 {
-	return real()->trywrlock(u) == 0;
+	return real_loaded()->trywrlock(u) == 0;
 }
 
 static void under_write_unlock(void *u)
 {
-	real()->unlock(u);
+	real_loaded()->unlock(u);
 }
 
 /*
@@ -155,6 +155,12 @@ static bool under_read_held(pthread_rwlock_t *rw)
 
 	return !(r & 1) && (r >> 3) != 0;
 }
+
+/*
+ * A write unlock is glibc's unlock and nothing else (under_mark_writer
+ * does nothing): rwlock.c may call it directly (variant.h).
+ */
+#define VARIANT_WRITE_UNLOCK_GLIBC 1
 
 /* glibc keeps its writer's id itself. */
 static void under_mark_writer(pthread_rwlock_t *rw, bool inside)
