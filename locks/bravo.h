@@ -603,29 +603,54 @@ BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops 
 	return r;
 }
 
+/* What bravo_write_fast found. */
+enum bravo_write_fast {
+	BRAVO_WRITE_MISS,   /* the try-lock failed: nothing held */
+	BRAVO_WRITE_HELD,   /* write-held, no bias to revoke */
+	BRAVO_WRITE_REVOKE, /* the underlying lock write-held, bias or a drain to
+			       revoke: call bravo_write_fast_revoke */
+};
+
 /*
- * Writer fast path: the underlying lock's try-lock, kept only if bias is
- * off and no drain is under way, so there is nothing to revoke.  Unlike
- * bravo_write_trylock it never revokes: its caller has not looked for a
- * fast read hold of its own, whose revocation would wait forever.  While
- * one is held, RBias stays set or a revoker holds the lock or drains it.
+ * Writer fast path: the underlying lock's try-lock, and a look at the word
+ * for bias to revoke.  Its caller has not looked for a fast read hold of
+ * its own, so a revocation that finds bias on must not wait (it would wait
+ * forever for the caller's own slot): bravo_write_fast_revoke, kept out of
+ * this inline path so that it needs no frame.  While the caller holds the
+ * lock in any mode this fails: a hold of the underlying lock fails the
+ * try-lock, and a fast read hold keeps RBias set and is a slot that the
+ * revocation's scan finds.
  * The try-lock comes first, with no look at the word before it: the word
  * shares the underlying lock's line, and a load ahead of the try-lock's
  * RMW makes a contended writer fetch that line twice (shared, then
  * owned); that cost 12-14% of BA's throughput at 100% writes on 2 CPUs.
- * When bias is on the try-lock is undone, which the revocation to come
- * dwarfs.
  */
-BRAVO_INLINE bool bravo_write_fast(struct bravo *b, void *u, const struct rw_ops *ops)
+BRAVO_INLINE enum bravo_write_fast bravo_write_fast(struct bravo *b, void *u,
+						     const struct rw_ops *ops)
 {
 	const uint64_t revoke = BRAVO_RBIAS | BRAVO_DRAINING;
 
 	if (!ops->write_trylock(u))
-		return false;
+		return BRAVO_WRITE_MISS;
 	/* Relaxed: RBias and DRAINING change only under the lock we now hold. */
 	if (!(atomic_load_explicit(&b->word, memory_order_relaxed) & revoke))
+		return BRAVO_WRITE_HELD;
+	return BRAVO_WRITE_REVOKE;
+}
+
+/*
+ * After BRAVO_WRITE_REVOKE: revoke without waiting (one RMW for a bias no
+ * reader used, a column scan for one whose fast readers left).  true:
+ * write-held.  false: fast readers are inside (perhaps the caller itself),
+ * RBias is set again and the underlying lock released.
+ */
+BRAVO_INLINE bool bravo_write_fast_revoke(struct bravo *b, void *u, const struct rw_ops *ops)
+{
+	uint64_t start = 0;
+
+	if (bravo_revoke(b, u, NULL, BRAVO_NOWAIT, &start) == 0)
 		return true;
-	ops->write_unlock(u); /* bias is on: the full path revokes */
+	ops->write_unlock(u);
 	return false;
 }
 

@@ -472,19 +472,20 @@ EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk,
  * before the load, in strict mode and with statistics, and for
  * process-shared locks (glibc's bytes).
  */
-static inline __attribute__((always_inline)) bool wrlock_fast(pthread_rwlock_t *rw)
+static inline __attribute__((always_inline)) enum write_fast wrlock_fast(pthread_rwlock_t *rw)
 {
+	enum write_fast r;
+
 	if (null_ptr(rw) || !atomic_load_explicit(&fast_paths_open, memory_order_acquire) ||
 	    handle_is_pshared(rw))
-		return false;
-	if (!variant_write_fast(rw))
-		return false;
-	if (!WRITE_HOLDS_LISTED)
-		return true;
+		return WRITE_FAST_MISS;
+	r = variant_write_fast(rw);
+	if (r != WRITE_FAST_HELD || !WRITE_HOLDS_LISTED)
+		return r;
 	if (__builtin_expect(held_push_fast(rw, HELD_WRITE, 0), 1))
-		return true;
+		return r;
 	variant_write_unlock(rw, 0);
-	return false;
+	return WRITE_FAST_MISS;
 }
 
 static __attribute__((noinline)) int wrlock_slow(pthread_rwlock_t *rw, bool try, const void *caller)
@@ -492,18 +493,44 @@ static __attribute__((noinline)) int wrlock_slow(pthread_rwlock_t *rw, bool try,
 	return rwlock_acquire(rw, HELD_WRITE, try, NULL, caller);
 }
 
+/*
+ * The fast path holds the lock underneath and found bias to revoke: the
+ * revocation that never waits (only BRAVO variants get here, which keep
+ * write holds out of the list), else the full path.  Out of line and a
+ * tail call, so the write fast path keeps needing no frame.
+ */
+#if (defined(LIBBRAVO_UNDER_BA) || defined(LIBBRAVO_UNDER_PTHREAD)) && !defined(VARIANT_WRITE_OWNER)
+#error "wrlock_revoke pushes no list entry: the BRAVO variants name their writer in the lock"
+#endif
+static __attribute__((noinline)) int wrlock_revoke(pthread_rwlock_t *rw, bool try, const void *caller)
+{
+	if (variant_write_fast_revoke(rw))
+		return 0;
+	return wrlock_slow(rw, try, caller);
+}
+
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
-	if (wrlock_fast(rw))
+	switch (wrlock_fast(rw)) {
+	case WRITE_FAST_HELD:
 		return 0;
-	return wrlock_slow(rw, false, CALLER);
+	case WRITE_FAST_REVOKE:
+		return wrlock_revoke(rw, false, CALLER);
+	default:
+		return wrlock_slow(rw, false, CALLER);
+	}
 }
 
 EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
-	if (wrlock_fast(rw))
+	switch (wrlock_fast(rw)) {
+	case WRITE_FAST_HELD:
 		return 0;
-	return wrlock_slow(rw, true, CALLER);
+	case WRITE_FAST_REVOKE:
+		return wrlock_revoke(rw, true, CALLER);
+	default:
+		return wrlock_slow(rw, true, CALLER);
+	}
 }
 
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime)

@@ -71,14 +71,24 @@
  * A variant whose uncontended write lock is a try-lock defines
  * VARIANT_WRITE_FAST and provides
  *
- *   variant_write_fast(rw)                true: write-held (data 0), taken
- *                                         without waiting; false: use
- *                                         variant_write_lock.  Also called
- *                                         without a held-list lookup, so it
+ *   variant_write_fast(rw)                WRITE_FAST_HELD: write-held
+ *                                         (data 0), taken without waiting;
+ *                                         WRITE_FAST_MISS: use
+ *                                         variant_write_lock;
+ *                                         WRITE_FAST_REVOKE (BRAVO): the
+ *                                         lock underneath is held, bias is
+ *                                         to be revoked: call
+ *                                         variant_write_fast_revoke
+ *   variant_write_fast_revoke(rw)         true: write-held; false: nothing
+ *                                         held, use variant_write_lock
+ *
+ *                                         Both are called without a
+ *                                         held-list lookup, so together they
  *                                         must fail while the caller holds
  *                                         rw in any mode (BA: the mutex or
  *                                         the readers; BRAVO: the same, or
- *                                         bias to revoke)
+ *                                         its own slot in the table, which
+ *                                         the revocation finds)
  *
  * A variant whose lock names its writer by thread id while write-held
  * (handle.h, __cur_writer; the id is held_self()) defines
@@ -96,6 +106,9 @@
 #include <stdint.h>
 
 #include "../locks/wait.h"
+
+/* What a variant's write fast path found (see above). */
+enum write_fast { WRITE_FAST_MISS, WRITE_FAST_HELD, WRITE_FAST_REVOKE };
 
 #if defined(LIBBRAVO_VARIANT_BA)
 #include "variant_ba.h"
@@ -133,7 +146,16 @@ static inline bool variant_read_under_fast(pthread_rwlock_t *rw)
 #endif
 
 #ifndef VARIANT_WRITE_FAST
-static inline bool variant_write_fast(pthread_rwlock_t *rw)
+static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
+{
+	(void)rw;
+	return WRITE_FAST_MISS;
+}
+#endif
+
+#ifndef VARIANT_WRITE_FAST
+/* Never called: the write fast path above never asks for it. */
+static inline bool variant_write_fast_revoke(pthread_rwlock_t *rw)
 {
 	(void)rw;
 	return false;

@@ -123,11 +123,18 @@ static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 /* Write holds are named in the handle (handle.h), as glibc names its writer. */
 #define VARIANT_WRITE_OWNER 1
 
-static inline bool variant_write_fast(pthread_rwlock_t *rw)
+static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 {
 	uintptr_t none;
 
-	return variant_write_trylock(rw, &none) == 0;
+	return variant_write_trylock(rw, &none) == 0 ? WRITE_FAST_HELD : WRITE_FAST_MISS;
+}
+
+/* Never called: BA has no bias to revoke. */
+static inline bool variant_write_fast_revoke(pthread_rwlock_t *rw)
+{
+	(void)rw;
+	return false;
 }
 
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)

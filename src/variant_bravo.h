@@ -366,14 +366,28 @@ static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 	return 0;
 }
 
-/* The write fast path (variant.h): the lock underneath, with no bias to revoke. */
+/* The write fast path (variant.h): the lock underneath, and bias to revoke or not. */
 #define VARIANT_WRITE_FAST 1
 /* Write holds are named in the lock (handle.h): glibc's, or BA's mark. */
 #define VARIANT_WRITE_OWNER 1
 
-static inline bool variant_write_fast(pthread_rwlock_t *rw)
+static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 {
-	if (!bravo_write_fast(handle_bravo(rw), rw, &under_ops))
+	switch (bravo_write_fast(handle_bravo(rw), rw, &under_ops)) {
+	case BRAVO_WRITE_HELD:
+		under_mark_writer(rw, true);
+		return WRITE_FAST_HELD;
+	case BRAVO_WRITE_REVOKE:
+		return WRITE_FAST_REVOKE;
+	default:
+		return WRITE_FAST_MISS;
+	}
+}
+
+/* After WRITE_FAST_REVOKE: the revocation, which never waits (locks/bravo.h). */
+static inline bool variant_write_fast_revoke(pthread_rwlock_t *rw)
+{
+	if (!bravo_write_fast_revoke(handle_bravo(rw), rw, &under_ops))
 		return false;
 	under_mark_writer(rw, true);
 	return true;

@@ -1310,7 +1310,7 @@ START_TEST(write_fast_path_takes_an_unbiased_lock)
 {
 	struct bba l = { 0 };
 
-	ck_assert(bravo_write_fast(&l.b, &l.u, &ba_ops));
+	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_HELD);
 	ck_assert(ba_writer_present(&l));
 	ck_assert(!ba_read_trylock(&l.u)); /* write-held */
 	wr_unlock(&l);
@@ -1318,25 +1318,65 @@ START_TEST(write_fast_path_takes_an_unbiased_lock)
 }
 END_TEST
 
-START_TEST(write_fast_path_refuses_a_biased_lock_and_leaves_it_free)
+START_TEST(write_fast_path_holds_a_biased_lock_for_its_revocation)
 {
 	struct bba l = { 0 };
 
 	enable_bias(&l);
-	ck_assert(!bravo_write_fast(&l.b, &l.u, &ba_ops));
-	ck_assert(biased(&l)); /* nothing revoked: the full path does that */
-	ck_assert(ba_write_trylock(&l.u));
-	ba_write_unlock(&l.u);
+	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_REVOKE);
+	ck_assert(biased(&l)); /* nothing revoked yet */
+	ck_assert(ba_writer_present(&l));
+	ck_assert(bravo_write_fast_revoke(&l.b, &l.u, &ba_ops));
+	ck_assert(!biased(&l));
+	wr_unlock(&l);
+	ck_assert(idle(&l));
 }
 END_TEST
 
-START_TEST(write_fast_path_refuses_a_lock_whose_readers_drain)
+START_TEST(write_fast_revoke_ends_a_bias_whose_fast_readers_left)
 {
 	struct bba l = { 0 };
 
+	enable_bias(&l);
+	rd_unlock(&l, fast_read(&l));
+	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_REVOKE);
+	ck_assert(bravo_write_fast_revoke(&l.b, &l.u, &ba_ops));
+	ck_assert(!biased(&l));
+	ck_assert(!(word_of(&l) & BRAVO_USED));
+	wr_unlock(&l);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(write_fast_revoke_refuses_with_the_callers_own_fast_read_inside)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_REVOKE);
+	/* Waiting for our own slot would never end: give up, bias on again. */
+	ck_assert(!bravo_write_fast_revoke(&l.b, &l.u, &ba_ops));
+	ck_assert(biased(&l));
+	ck_assert(ba_is_idle(&l.u)); /* the lock underneath released */
+	ck_assert(bravo_has_fast_readers(&l.b, &l.u));
+	rd_unlock(&l, cookie);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(write_fast_path_hands_a_drain_to_its_revocation)
+{
+	struct bba l = { 0 };
+
+	enable_bias(&l);
 	atomic_store(&l.b.word, BRAVO_DRAINING);
-	ck_assert(!bravo_write_fast(&l.b, &l.u, &ba_ops));
-	ck_assert(!ba_writer_present(&l));
+	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_REVOKE);
+	ck_assert(bravo_write_fast_revoke(&l.b, &l.u, &ba_ops)); /* the table is clear */
+	ck_assert(!(word_of(&l) & BRAVO_DRAINING));
+	wr_unlock(&l);
+	ck_assert(idle(&l));
 }
 END_TEST
 
@@ -1345,11 +1385,11 @@ START_TEST(write_fast_path_refuses_a_held_lock)
 	struct bba l = { 0 };
 
 	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
-	ck_assert(!bravo_write_fast(&l.b, &l.u, &ba_ops));
+	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_MISS);
 	wr_unlock(&l);
 	atomic_store(&l.b.word, 0);
 	ck_assert(ba_read_trylock(&l.u)); /* a slow reader inside */
-	ck_assert(!bravo_write_fast(&l.b, &l.u, &ba_ops));
+	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_MISS);
 	ba_read_unlock(&l.u);
 }
 END_TEST
@@ -1662,8 +1702,10 @@ common:
 	tc = tcase_create("write_fast_path");
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
 	tcase_add_test(tc, write_fast_path_takes_an_unbiased_lock);
-	tcase_add_test(tc, write_fast_path_refuses_a_biased_lock_and_leaves_it_free);
-	tcase_add_test(tc, write_fast_path_refuses_a_lock_whose_readers_drain);
+	tcase_add_test(tc, write_fast_path_holds_a_biased_lock_for_its_revocation);
+	tcase_add_test(tc, write_fast_revoke_ends_a_bias_whose_fast_readers_left);
+	tcase_add_test(tc, write_fast_revoke_refuses_with_the_callers_own_fast_read_inside);
+	tcase_add_test(tc, write_fast_path_hands_a_drain_to_its_revocation);
 	tcase_add_test(tc, write_fast_path_refuses_a_held_lock);
 	suite_add_tcase(s, tc);
 
