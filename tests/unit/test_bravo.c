@@ -1535,46 +1535,26 @@ START_TEST(adaptive_policy_halves_the_strikes_after_bias_that_paid)
 }
 END_TEST
 
-/* In a thread of its own (its sampling counter fresh): slow reads until bias. */
-static void *reads_until_bias(void *arg)
-{
-	struct bba *l = arg;
-	uintptr_t reads = 0, cookie;
-
-	while (!biased(l) && reads < 1000) {
-		ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
-		rd_unlock(l, cookie);
-		reads++;
-	}
-	return (void *)reads;
-}
-
-START_TEST(adaptive_policy_with_s_strikes_enables_bias_on_one_slow_read_in_4_to_the_s)
-{
-	struct bba l = { 0 };
-	pthread_t t;
-	void *reads;
-
-	adaptive_policy(4);
-	atomic_store(&l.b.word, UINT64_C(2) << BRAVO_STRIKE_SHIFT); /* not inhibited */
-	ck_assert_int_eq(pthread_create(&t, NULL, reads_until_bias, &l), 0);
-	ck_assert_int_eq(pthread_join(t, &reads), 0);
-	ck_assert_uint_eq((uintptr_t)reads, 16);
-}
-END_TEST
-
 /*
- * As libbravo's read path: a read that bravo_bias_stays_off lets through
- * takes BA's try-lock only, the others take the slow path (which may
- * enable bias).  Thread of its own, as above.
+ * Slow reads of a lock with 2 strikes until bias comes on, in a thread of
+ * its own (its sampling counter fresh); returns how many it took.
+ * ask_first: as libbravo's read path, a read that bravo_bias_stays_off
+ * lets through takes BA's try-lock only, the others the slow path (which
+ * may enable bias).
  */
-static void *reads_asking_first_until_bias(void *arg)
+struct bias_reader {
+	struct bba *l;
+	bool ask_first;
+};
+
+static void *slow_reads_until_bias(void *arg)
 {
-	struct bba *l = arg;
+	struct bias_reader *br = arg;
+	struct bba *l = br->l;
 	uintptr_t reads = 0, cookie;
 
 	while (!biased(l) && reads < 1000) {
-		if (bravo_bias_stays_off(&l->b)) {
+		if (br->ask_first && bravo_bias_stays_off(&l->b)) {
 			ck_assert(ba_read_trylock(&l->u));
 			ba_read_unlock(&l->u);
 		} else {
@@ -1586,17 +1566,29 @@ static void *reads_asking_first_until_bias(void *arg)
 	return (void *)reads;
 }
 
-START_TEST(bias_stays_off_counts_each_read_once_toward_the_4_to_the_s)
+static uintptr_t reads_until_bias_with_two_strikes(bool ask_first)
 {
 	struct bba l = { 0 };
+	struct bias_reader br = { &l, ask_first };
 	pthread_t t;
 	void *reads;
 
 	adaptive_policy(4);
 	atomic_store(&l.b.word, UINT64_C(2) << BRAVO_STRIKE_SHIFT); /* not inhibited */
-	ck_assert_int_eq(pthread_create(&t, NULL, reads_asking_first_until_bias, &l), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, slow_reads_until_bias, &br), 0);
 	ck_assert_int_eq(pthread_join(t, &reads), 0);
-	ck_assert_uint_eq((uintptr_t)reads, 16);
+	return (uintptr_t)reads;
+}
+
+START_TEST(adaptive_policy_with_s_strikes_enables_bias_on_one_slow_read_in_4_to_the_s)
+{
+	ck_assert_uint_eq(reads_until_bias_with_two_strikes(false), 16);
+}
+END_TEST
+
+START_TEST(bias_stays_off_counts_each_read_once_toward_the_4_to_the_s)
+{
+	ck_assert_uint_eq(reads_until_bias_with_two_strikes(true), 16);
 }
 END_TEST
 
