@@ -654,16 +654,17 @@ BRAVO_INLINE bool bravo_write_fast_revoke(struct bravo *b, void *u, const struct
 	return false;
 }
 
+/* Write try-lock: the fast path and, if bias is on, its revocation. */
 BRAVO_INLINE bool bravo_write_trylock(struct bravo *b, void *u, const struct rw_ops *ops)
 {
-	uint64_t start = 0;
-
-	if (!ops->write_trylock(u))
-		return false;
-	if (bravo_write_acquired(b, u, NULL, BRAVO_NOWAIT, &start) == 0)
+	switch (bravo_write_fast(b, u, ops)) {
+	case BRAVO_WRITE_HELD:
 		return true;
-	ops->write_unlock(u); /* fast readers inside: a try-lock must not wait */
-	return false;
+	case BRAVO_WRITE_REVOKE:
+		return bravo_write_fast_revoke(b, u, ops);
+	default:
+		return false;
+	}
 }
 
 BRAVO_INLINE void bravo_write_unlock(void *u, const struct rw_ops *ops)

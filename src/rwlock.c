@@ -405,6 +405,13 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
  * writer-preferring try-lock; the full path then counts the re-entry).
  * Shut as the write fast path is, and for process-shared locks.
  */
+/* The try-lock paths below are open for rw (see fast_paths_open). */
+static inline __attribute__((always_inline)) bool try_paths_open(pthread_rwlock_t *rw)
+{
+	return !null_ptr(rw) && atomic_load_explicit(&fast_paths_open, memory_order_acquire) &&
+	       !handle_is_pshared(rw);
+}
+
 static inline __attribute__((always_inline)) bool rdlock_fast(pthread_rwlock_t *rw)
 {
 	uintptr_t data;
@@ -430,8 +437,7 @@ static __attribute__((noinline)) int rdlock_full(pthread_rwlock_t *rw, bool try,
  */
 static __attribute__((noinline)) int rdlock_slow(pthread_rwlock_t *rw, bool try, const void *caller)
 {
-	if (!null_ptr(rw) && atomic_load_explicit(&fast_paths_open, memory_order_acquire) &&
-	    !handle_is_pshared(rw) && variant_read_under_fast(rw)) {
+	if (try_paths_open(rw) && variant_read_under_fast(rw)) {
 		if (__builtin_expect(held_push_fast(rw, HELD_READ, 0), 1))
 			return 0;
 		variant_read_unlock(rw, 0);
@@ -476,8 +482,7 @@ static inline __attribute__((always_inline)) enum write_fast wrlock_fast(pthread
 {
 	enum write_fast r;
 
-	if (null_ptr(rw) || !atomic_load_explicit(&fast_paths_open, memory_order_acquire) ||
-	    handle_is_pshared(rw))
+	if (!try_paths_open(rw))
 		return WRITE_FAST_MISS;
 	r = variant_write_fast(rw);
 	if (r != WRITE_FAST_HELD || !WRITE_HOLDS_LISTED)
@@ -499,8 +504,8 @@ static __attribute__((noinline)) int wrlock_slow(pthread_rwlock_t *rw, bool try,
  * write holds out of the list), else the full path.  Out of line and a
  * tail call, so the write fast path keeps needing no frame.
  */
-#if (defined(LIBBRAVO_UNDER_BA) || defined(LIBBRAVO_UNDER_PTHREAD)) && !defined(VARIANT_WRITE_OWNER)
-#error "wrlock_revoke pushes no list entry: the BRAVO variants name their writer in the lock"
+#if defined(VARIANT_WRITE_FAST_REVOKE) && !defined(VARIANT_WRITE_OWNER)
+#error "wrlock_revoke pushes no list entry: its variant must name its writer in the lock"
 #endif
 static __attribute__((noinline)) int wrlock_revoke(pthread_rwlock_t *rw, bool try, const void *caller)
 {

@@ -81,6 +81,8 @@
  *                                         variant_write_fast_revoke
  *   variant_write_fast_revoke(rw)         true: write-held; false: nothing
  *                                         held, use variant_write_lock
+ *                                         (VARIANT_WRITE_FAST_REVOKE; needs
+ *                                         VARIANT_WRITE_OWNER: no list push)
  *
  *                                         Both are called without a
  *                                         held-list lookup, so together they
@@ -153,8 +155,8 @@ static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 }
 #endif
 
-#ifndef VARIANT_WRITE_FAST
-/* Never called: the write fast path above never asks for it. */
+#ifndef VARIANT_WRITE_FAST_REVOKE
+/* Never called: this variant's write fast path never finds bias to revoke. */
 static inline bool variant_write_fast_revoke(pthread_rwlock_t *rw)
 {
 	(void)rw;

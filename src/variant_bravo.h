@@ -385,6 +385,8 @@ static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 }
 
 /* After WRITE_FAST_REVOKE: the revocation, which never waits (locks/bravo.h). */
+#define VARIANT_WRITE_FAST_REVOKE 1
+
 static inline bool variant_write_fast_revoke(pthread_rwlock_t *rw)
 {
 	if (!bravo_write_fast_revoke(handle_bravo(rw), rw, &under_ops))
