@@ -124,8 +124,10 @@
  *    that takes.  A lock whose reads run between writes in long streaks
  *    keeps the classic behaviour; one written every few reads stops
  *    flipping.  The inline fast path stays shut while UNPAID is set (the
- *    full path samples), so the counting costs nothing once bias has
- *    paid.  Strikes only delay enabling: the 1/(N+1) bound holds for both.
+ *    out-of-line table path samples: bravo_read_fast with inline_path
+ *    false, reached through bravo_read_nowait's BRAVO_READ_TABLE or the
+ *    full path), so the counting costs nothing once bias has paid.
+ *    Strikes only delay enabling: the 1/(N+1) bound holds for both.
  */
 #ifndef LIBBRAVO_BRAVO_H
 #define LIBBRAVO_BRAVO_H
@@ -448,19 +450,6 @@ static inline void bravo_read_acquired_slow(struct bravo *b)
 		bravo_enable_slowpath(b, w);
 }
 
-/*
- * True if a read now would be a slow read that leaves bias off (RBias
- * clear, enabling not due): the caller may then take the underlying
- * lock's read through its try-lock, without the slow path's work.
- * Relaxed: only filters; the slow path re-reads the word.
- */
-static inline bool bravo_bias_stays_off(struct bravo *b)
-{
-	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
-
-	return !(w & BRAVO_RBIAS) && !bravo_enable_due(w, false);
-}
-
 /* How a writer that finds fast readers inside waits for them. */
 enum bravo_wait {
 	BRAVO_NOWAIT,  /* try-lock: give up (EBUSY) */
@@ -504,6 +493,39 @@ unsigned long bravo_fast_readers(struct bravo *b);
 /* ---- the generic wrapper: BRAVO over an underlying lock u ---- */
 
 #define BRAVO_INLINE static inline __attribute__((always_inline))
+
+/* What bravo_read_nowait found. */
+enum bravo_read_nowait {
+	BRAVO_READ_MISS,  /* take bravo_read_lock */
+	BRAVO_READ_HELD,  /* read-held through the underlying lock (cookie 0) */
+	BRAVO_READ_TABLE, /* bias is on: bravo_read_fast(b, false) */
+};
+
+/*
+ * A slow-path read that neither waits nor enables bias, for a caller whose
+ * inline fast path failed and whose own slow path would cost more.  While
+ * bias is off and enabling is not due, the underlying lock's try-lock (a
+ * read that is due goes to bravo_read_lock, which counts it toward the
+ * policy's 4^s once and enables).  While bias is on, BRAVO_READ_TABLE:
+ * the caller takes bravo_read_fast(b, false), which settles out of line
+ * what the inline path leaves (the first fast reader since bias came on,
+ * an unpaid bias), kept apart so that this path makes no call besides
+ * the try-lock.  The same rules as the fast path: the try-lock fails
+ * while the caller write-holds the lock, and a second success by a
+ * reader is a second hold.  Relaxed load: it only picks the path; each
+ * path re-reads what it relies on.
+ */
+BRAVO_INLINE enum bravo_read_nowait bravo_read_nowait(struct bravo *b, void *u,
+						      const struct rw_ops *ops)
+{
+	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+
+	if (w & BRAVO_RBIAS)
+		return BRAVO_READ_TABLE;
+	if (bravo_enable_due(w, false) || !ops->read_trylock(u))
+		return BRAVO_READ_MISS;
+	return BRAVO_READ_HELD;
+}
 
 /* *cookie: the reader's slot (fast path) or 0 (slow path), for the unlock. */
 BRAVO_INLINE int bravo_read_lock(struct bravo *b, void *u, const struct rw_ops *ops,

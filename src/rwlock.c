@@ -395,15 +395,17 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
  * else -- a full list, a process-shared lock (its BRAVO word is zero) --
  * takes rwlock_acquire.
  *
- * Failing that, rdlock_slow first tries the variant's read try-lock of the
- * lock underneath (BA's; under BRAVO while bias is off and this read
- * would not enable it),
- * recorded as a plain read hold, under the same rules: it fails while the
+ * Failing that, rdlock_slow first tries the variant's read that does not
+ * wait (variant_read_nowait): BA's read try-lock; under BRAVO the table's
+ * path with the settling the inline one leaves out (the first fast reader
+ * since bias came on, an unpaid bias), or while bias is off and this read
+ * would not enable it, the try-lock of the lock underneath.  It is
+ * recorded without a lookup under the same rules: it fails while the
  * caller holds rw for writing, and succeeds for a reader of rw only as a
- * second hold of the lock underneath, which needs no lookup either (a
- * re-entry behind a waiting writer fails it: BA's writer phase, glibc's
- * writer-preferring try-lock; the full path then counts the re-entry).
- * Shut as the write fast path is, and for process-shared locks.
+ * second hold, which needs no lookup either (a re-entry behind a waiting
+ * writer fails it: BA's writer phase, glibc's writer-preferring try-lock,
+ * BRAVO's waiting writers; the full path then counts the re-entry).  Shut
+ * as the write fast path is, and for process-shared locks.
  */
 /* The try-lock paths below are open for rw (see fast_paths_open). */
 static inline __attribute__((always_inline)) bool try_paths_open(pthread_rwlock_t *rw)
@@ -426,7 +428,7 @@ static inline __attribute__((always_inline)) bool rdlock_fast(pthread_rwlock_t *
 	return false;
 }
 
-static __attribute__((noinline)) int rdlock_full(pthread_rwlock_t *rw, bool try, const void *caller)
+static __attribute__((noinline)) int rdlock_full(pthread_rwlock_t *rw, const void *caller, bool try)
 {
 	return rwlock_acquire(rw, HELD_READ, try, NULL, caller);
 }
@@ -435,28 +437,60 @@ static __attribute__((noinline)) int rdlock_full(pthread_rwlock_t *rw, bool try,
  * Out of line, so that the table's fast path above keeps no frame; the
  * full path is a tail call from here.
  */
-static __attribute__((noinline)) int rdlock_slow(pthread_rwlock_t *rw, bool try, const void *caller)
+/* The list had no room for the hold rdlock_slow took: undo it, take the full path. */
+static __attribute__((noinline)) int rdlock_undo_full(pthread_rwlock_t *rw, const void *caller,
+						      bool try)
 {
-	if (try_paths_open(rw) && variant_read_under_fast(rw)) {
-		if (__builtin_expect(held_push_fast(rw, HELD_READ, 0), 1))
+	variant_read_unlock(rw, 0);
+	return rdlock_full(rw, caller, try);
+}
+
+/*
+ * The variant's fast path with what the inline one leaves out; out of
+ * line, so that rdlock_slow's try-lock path keeps no frame for its call.
+ */
+static __attribute__((noinline)) int rdlock_settle(pthread_rwlock_t *rw, const void *caller,
+						   bool try)
+{
+	uintptr_t data;
+
+	if (variant_read_settle(rw, &data)) {
+		if (__builtin_expect(held_push_fast(rw, HELD_READ | HELD_FAST, data), 1))
 			return 0;
-		variant_read_unlock(rw, 0);
+		variant_read_fast_unlock(data);
 	}
-	return rdlock_full(rw, try, caller);
+	return rdlock_full(rw, caller, try);
+}
+
+static __attribute__((noinline)) int rdlock_slow(pthread_rwlock_t *rw, const void *caller, bool try)
+{
+	if (try_paths_open(rw)) {
+		switch (variant_read_nowait(rw)) {
+		case READ_NOWAIT_HELD:
+			if (__builtin_expect(held_push_fast(rw, HELD_READ, 0), 1))
+				return 0;
+			return rdlock_undo_full(rw, caller, try);
+		case READ_NOWAIT_SETTLE:
+			return rdlock_settle(rw, caller, try);
+		case READ_NOWAIT_MISS:
+			break;
+		}
+	}
+	return rdlock_full(rw, caller, try);
 }
 
 EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 {
 	if (rdlock_fast(rw))
 		return 0;
-	return rdlock_slow(rw, false, CALLER);
+	return rdlock_slow(rw, CALLER, false);
 }
 
 EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
 {
 	if (rdlock_fast(rw))
 		return 0;
-	return rdlock_slow(rw, true, CALLER);
+	return rdlock_slow(rw, CALLER, true);
 }
 
 EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *abstime)

@@ -52,21 +52,36 @@
  *                                         slot is taken or another is)
  *   variant_read_fast_unlock(data)        release it (no call)
  *
- * A variant whose uncontended read, when that fast path fails or there is
- * none, is a try-lock that needs no list lookup defines
- * VARIANT_READ_UNDER_FAST and provides
+ * A variant whose read, when that fast path fails or there is none, can
+ * often be taken without waiting and without a list lookup defines
+ * VARIANT_READ_NOWAIT and provides
  *
- *   variant_read_under_fast(rw)           true: read-held (data 0), taken
- *                                         without waiting and released by
- *                                         variant_read_unlock; false: use
- *                                         variant_read_lock.  The same
- *                                         rules as variant_read_fast (it
- *                                         fails while the caller holds rw
- *                                         for writing: BA's writer phase,
- *                                         glibc's write lock); rwlock.c
- *                                         keeps it shut in strict mode,
- *                                         with statistics, before the load
- *                                         and for process-shared locks
+ *   variant_read_nowait(rw)               READ_NOWAIT_HELD: read-held
+ *                                         (data 0), taken without waiting
+ *                                         (BA's try-lock; BRAVO's lock
+ *                                         underneath while bias stays off)
+ *                                         and released by
+ *                                         variant_read_unlock;
+ *                                         READ_NOWAIT_MISS: use
+ *                                         variant_read_lock;
+ *                                         READ_NOWAIT_SETTLE (BRAVO, bias
+ *                                         on): call variant_read_settle
+ *   variant_read_settle(rw, &data)        true: read-held through the
+ *                                         variant's fast path with what
+ *                                         the inline one leaves out (a
+ *                                         call, no wait), data as
+ *                                         variant_read_fast's; false: use
+ *                                         variant_read_lock
+ *
+ *                                         The same rules as
+ *                                         variant_read_fast (they fail
+ *                                         while the caller holds rw for
+ *                                         writing: BA's writer phase,
+ *                                         glibc's write lock, BRAVO's bias
+ *                                         off); rwlock.c keeps them shut in
+ *                                         strict mode, with statistics,
+ *                                         before the load and for
+ *                                         process-shared locks
  *
  * A variant whose uncontended write lock is a try-lock defines
  * VARIANT_WRITE_FAST and provides
@@ -109,7 +124,8 @@
 
 #include "../locks/wait.h"
 
-/* What a variant's write fast path found (see above). */
+/* What a variant's read that does not wait and its write fast path found (see above). */
+enum read_nowait { READ_NOWAIT_MISS, READ_NOWAIT_HELD, READ_NOWAIT_SETTLE };
 enum write_fast { WRITE_FAST_MISS, WRITE_FAST_HELD, WRITE_FAST_REVOKE };
 
 #if defined(LIBBRAVO_VARIANT_BA)
@@ -139,10 +155,20 @@ static inline void variant_read_fast_unlock(uintptr_t data)
 }
 #endif
 
-#ifndef VARIANT_READ_UNDER_FAST
-static inline bool variant_read_under_fast(pthread_rwlock_t *rw)
+#ifndef VARIANT_READ_NOWAIT
+static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw)
 {
 	(void)rw;
+	return READ_NOWAIT_MISS;
+}
+#endif
+
+#if !defined(VARIANT_READ_NOWAIT) || !defined(VARIANT_READ_FAST)
+/* Never called: this variant's read that does not wait never asks to settle. */
+static inline bool variant_read_settle(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	(void)rw;
+	*data = 0;
 	return false;
 }
 #endif

@@ -91,12 +91,12 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 	ba_read_unlock(ba_of(rw));
 }
 
-/* The underlying read fast path (variant.h): BA's read try-lock. */
-#define VARIANT_READ_UNDER_FAST 1
+/* The slow path's read that does not wait (variant.h): BA's read try-lock. */
+#define VARIANT_READ_NOWAIT 1
 
-static inline bool variant_read_under_fast(pthread_rwlock_t *rw)
+static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw)
 {
-	return ba_read_trylock(ba_of(rw));
+	return ba_read_trylock(ba_of(rw)) ? READ_NOWAIT_HELD : READ_NOWAIT_MISS;
 }
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)

@@ -296,15 +296,31 @@ static inline void variant_read_fast_unlock(uintptr_t data)
 }
 
 /*
- * The underlying read fast path (variant.h): bias is off and this read
- * would leave it off, so it is the underlying lock's read, through its
- * try-lock (the slow path's work is the enabling it need not do).
+ * The slow path's read that does not wait (variant.h): while bias is off
+ * and this read would leave it off, the underlying lock's try-lock; while
+ * it is on, the table's path with its out-of-line settling (the first fast
+ * reader since bias came on, an unpaid bias).
  */
-#define VARIANT_READ_UNDER_FAST 1
+#define VARIANT_READ_NOWAIT 1
 
-static inline bool variant_read_under_fast(pthread_rwlock_t *rw)
+static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw)
 {
-	return bravo_bias_stays_off(handle_bravo(rw)) && under_ops.read_trylock(rw);
+	switch (bravo_read_nowait(handle_bravo(rw), rw, &under_ops)) {
+	case BRAVO_READ_HELD:
+		return READ_NOWAIT_HELD;
+	case BRAVO_READ_TABLE:
+		return READ_NOWAIT_SETTLE;
+	default:
+		return READ_NOWAIT_MISS;
+	}
+}
+
+static inline bool variant_read_settle(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	vr_slot_t *slot = bravo_read_fast(handle_bravo(rw), false);
+
+	*data = (uintptr_t)slot;
+	return slot != NULL;
 }
 
 /* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */

@@ -1538,9 +1538,9 @@ END_TEST
 /*
  * Slow reads of a lock with 2 strikes until bias comes on, in a thread of
  * its own (its sampling counter fresh); returns how many it took.
- * ask_first: as libbravo's read path, a read that bravo_bias_stays_off
- * lets through takes BA's try-lock only, the others the slow path (which
- * may enable bias).
+ * ask_first: as libbravo's read path, first bravo_read_nowait (BA's
+ * try-lock while bias stays off), then, if it declines, the slow path
+ * (which may enable bias).
  */
 struct bias_reader {
 	struct bba *l;
@@ -1554,8 +1554,7 @@ static void *slow_reads_until_bias(void *arg)
 	uintptr_t reads = 0, cookie;
 
 	while (!biased(l) && reads < 1000) {
-		if (br->ask_first && bravo_bias_stays_off(&l->b)) {
-			ck_assert(ba_read_trylock(&l->u));
+		if (br->ask_first && bravo_read_nowait(&l->b, &l->u, &ba_ops) == BRAVO_READ_HELD) {
 			ba_read_unlock(&l->u);
 		} else {
 			ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
@@ -1586,26 +1585,81 @@ START_TEST(adaptive_policy_with_s_strikes_enables_bias_on_one_slow_read_in_4_to_
 }
 END_TEST
 
-START_TEST(bias_stays_off_counts_each_read_once_toward_the_4_to_the_s)
+START_TEST(read_nowait_counts_each_read_once_toward_the_4_to_the_s)
 {
 	ck_assert_uint_eq(reads_until_bias_with_two_strikes(true), 16);
 }
 END_TEST
 
-START_TEST(bias_stays_off_only_while_rbias_is_clear_and_enabling_is_not_due)
+static enum bravo_read_nowait rd_nowait(struct bba *l)
+{
+	return bravo_read_nowait(&l->b, &l->u, &ba_ops);
+}
+
+START_TEST(read_nowait_declines_a_read_that_would_enable_bias)
 {
 	struct bba l = { 0 };
 
 	adaptive_policy(4);
-	ck_assert(!bravo_bias_stays_off(&l.b)); /* a fresh lock: this read enables */
+	ck_assert_int_eq(rd_nowait(&l), BRAVO_READ_MISS); /* a fresh lock: this read enables */
+	ck_assert(!biased(&l));
+	ck_assert(ba_is_idle(&l.u));
+}
+END_TEST
+
+START_TEST(read_nowait_sends_reads_to_the_table_while_bias_is_on)
+{
+	struct bba l = { 0 };
+
 	enable_bias(&l);
-	ck_assert(!bravo_bias_stays_off(&l.b)); /* bias on: the table's path */
-	write_once(&l);
+	ck_assert_int_eq(rd_nowait(&l), BRAVO_READ_TABLE);
+	ck_assert(ba_is_idle(&l.u)); /* nothing taken */
+}
+END_TEST
+
+START_TEST(table_read_off_the_inline_path_settles_an_unpaid_bias)
+{
+	struct bba l = { 0 };
+	vr_slot_t *slot;
+
+	adaptive_policy(1);
+	enable_bias(&l);
+	ck_assert((word_of(&l) & (BRAVO_USED | BRAVO_UNPAID)) == BRAVO_UNPAID);
+	ck_assert_ptr_null(bravo_read_fast(&l.b, true)); /* the inline path stays shut */
+	slot = bravo_read_fast(&l.b, false);
+	ck_assert_ptr_nonnull(slot);
+	/* What the inline path leaves to the slow one: USED set, bias paid (1 read). */
+	ck_assert((word_of(&l) & (BRAVO_USED | BRAVO_UNPAID)) == BRAVO_USED);
+	bravo_read_fast_unlock(slot);
+}
+END_TEST
+
+START_TEST(read_nowait_takes_the_lock_underneath_while_bias_stays_off)
+{
+	struct bba l = { 0 };
+
+	adaptive_policy(4);
 	bravo_slowdown_n = 1000000;
 	atomic_store(&l.b.word, (bravo_now() + 1000000) << BRAVO_TIME_SHIFT);
-	ck_assert(bravo_bias_stays_off(&l.b)); /* inside the slow-down window */
+	ck_assert_int_eq(rd_nowait(&l), BRAVO_READ_HELD); /* inside the slow-down window */
+	ck_assert(!ba_is_idle(&l.u));
+	ba_read_unlock(&l.u);
 	atomic_store(&l.b.word, BRAVO_DRAINING);
-	ck_assert(bravo_bias_stays_off(&l.b)); /* a drain keeps bias off */
+	ck_assert_int_eq(rd_nowait(&l), BRAVO_READ_HELD); /* a drain keeps bias off */
+	ba_read_unlock(&l.u);
+	ck_assert(ba_is_idle(&l.u));
+	ck_assert(!biased(&l));
+}
+END_TEST
+
+START_TEST(read_nowait_fails_while_the_caller_write_holds_the_lock)
+{
+	struct bba l = { 0 };
+
+	enable_bias(&l);
+	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
+	ck_assert_int_eq(rd_nowait(&l), BRAVO_READ_MISS);
+	wr_unlock(&l);
 }
 END_TEST
 
@@ -1674,8 +1728,12 @@ static Suite *bravo_suite(void)
 	tcase_add_test(tc, adaptive_policy_strikes_stop_at_the_maximum);
 	tcase_add_test(tc, adaptive_policy_halves_the_strikes_after_bias_that_paid);
 	tcase_add_test(tc, adaptive_policy_with_s_strikes_enables_bias_on_one_slow_read_in_4_to_the_s);
-	tcase_add_test(tc, bias_stays_off_counts_each_read_once_toward_the_4_to_the_s);
-	tcase_add_test(tc, bias_stays_off_only_while_rbias_is_clear_and_enabling_is_not_due);
+	tcase_add_test(tc, read_nowait_counts_each_read_once_toward_the_4_to_the_s);
+	tcase_add_test(tc, read_nowait_declines_a_read_that_would_enable_bias);
+	tcase_add_test(tc, read_nowait_sends_reads_to_the_table_while_bias_is_on);
+	tcase_add_test(tc, table_read_off_the_inline_path_settles_an_unpaid_bias);
+	tcase_add_test(tc, read_nowait_takes_the_lock_underneath_while_bias_stays_off);
+	tcase_add_test(tc, read_nowait_fails_while_the_caller_write_holds_the_lock);
 	tcase_add_test(tc, classic_policy_never_counts_strikes);
 	tcase_add_test(tc, adaptive_penalty_keeps_the_classic_window_as_its_floor);
 	suite_add_tcase(s, tc);
