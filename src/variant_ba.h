@@ -130,7 +130,6 @@ static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 	return variant_write_trylock(rw, &none) == 0 ? WRITE_FAST_HELD : WRITE_FAST_MISS;
 }
 
-
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;

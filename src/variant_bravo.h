@@ -282,12 +282,19 @@ static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *d
 /* The read fast path (variant.h): a slot of the visible readers table. */
 #define VARIANT_READ_FAST 1
 
-static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
+/* A read through the table; inline_path as bravo_read_fast's. */
+static inline __attribute__((always_inline)) bool table_read(pthread_rwlock_t *rw, uintptr_t *data,
+							     bool inline_path)
 {
-	vr_slot_t *slot = bravo_read_fast(handle_bravo(rw), true);
+	vr_slot_t *slot = bravo_read_fast(handle_bravo(rw), inline_path);
 
 	*data = (uintptr_t)slot;
 	return slot != NULL;
+}
+
+static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
+{
+	return table_read(rw, data, true);
 }
 
 static inline void variant_read_fast_unlock(uintptr_t data)
@@ -317,10 +324,7 @@ static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw)
 
 static inline bool variant_read_settle(pthread_rwlock_t *rw, uintptr_t *data)
 {
-	vr_slot_t *slot = bravo_read_fast(handle_bravo(rw), false);
-
-	*data = (uintptr_t)slot;
-	return slot != NULL;
+	return table_read(rw, data, false);
 }
 
 /* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */

@@ -1,4 +1,4 @@
-# Cell-by-cell medians of no-harm grids side by side (issue 13, sixth session).
+# Cell-by-cell medians of no-harm grids side by side (issue 13; used for the sixth and seventh sessions).
 #   python3 compare.py NAME=DIR/noharm.csv ... > compare.md
 import csv, statistics, sys
 grids = [a.split('=', 1) for a in sys.argv[1:]]
