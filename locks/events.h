@@ -11,9 +11,9 @@
 #include <time.h>
 
 /* Time asleep in a futex wait, or yielding while a revocation waits. */
-extern void (*lock_event_waited)(uint64_t ns);
+extern void (*lock_event_waited)(uint64_t ns) __attribute__((visibility("hidden")));
 /* A BRAVO revocation (bias cleared, table scanned) and how long it took. */
-extern void (*lock_event_revoked)(uint64_t ns);
+extern void (*lock_event_revoked)(uint64_t ns) __attribute__((visibility("hidden")));
 
 /* Counted BRAVO events, for the statistics of revocation and policy. */
 enum lock_event {
@@ -24,7 +24,7 @@ enum lock_event {
 	LOCK_EV_POLICY_PAID,    /* adaptive policy: bias paid, strikes halved */
 	LOCK_EV_KINDS
 };
-extern void (*lock_event_count)(enum lock_event ev, uint64_t n);
+extern void (*lock_event_count)(enum lock_event ev, uint64_t n) __attribute__((visibility("hidden")));
 
 static inline uint64_t lock_event_clock_ns(void)
 {

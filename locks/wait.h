@@ -32,7 +32,7 @@ struct deadline {
 };
 
 /* Pause iterations before a waiter parks; set once at load (BRAVO_SPIN). */
-extern unsigned wait_spin_budget;
+extern unsigned wait_spin_budget __attribute__((visibility("hidden")));
 
 static inline void cpu_relax(void)
 {

@@ -47,7 +47,7 @@ struct config {
 	unsigned cohort_handoff;
 };
 
-extern struct config config;
+extern struct config config __attribute__((visibility("hidden")));
 
 /*
  * Fill in config from the environment, once: idempotent, safe to call

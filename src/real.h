@@ -26,8 +26,8 @@ struct real_rwlock {
 	int (*unlock)(pthread_rwlock_t *);
 };
 
-extern struct real_rwlock real_rwlock;
-extern atomic_bool real_resolved;
+extern struct real_rwlock real_rwlock __attribute__((visibility("hidden")));
+extern atomic_bool real_resolved __attribute__((visibility("hidden")));
 
 void real_resolve(void);
 

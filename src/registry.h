@@ -51,7 +51,7 @@ struct block_kind {
 };
 
 /* Per-process, never 0 once a block was sealed; 0 before. */
-extern _Atomic uintptr_t registry_secret;
+extern _Atomic uintptr_t registry_secret __attribute__((visibility("hidden")));
 
 static inline uintptr_t registry_seal(const void *addr, const void *block, uintptr_t secret)
 {

@@ -55,14 +55,19 @@
 #define CALLER __builtin_return_address(0)
 
 /*
- * glibc declares these functions nonnull, so a plain NULL test would be
- * optimized away; hide the pointer's provenance from the compiler.
+ * glibc declares these functions nonnull, so GCC drops a plain NULL test
+ * of their argument (-fno-delete-null-pointer-checks does not stop it).
+ * null_ptr hides where its copy of the pointer came from.  The exports
+ * with fast paths instead hide the argument itself, once, on entry
+ * (forget_nonnull), and test it plainly: the copy would cost a move.
  */
 static inline bool null_ptr(const void *p)
 {
 	__asm__("" : "+r"(p));
 	return p == NULL;
 }
+
+#define forget_nonnull(rw) __asm__("" : "+r"(rw))
 
 /* ---- loading: the constructor, or the first call if that comes first ---- */
 
@@ -407,18 +412,20 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
  * BRAVO's waiting writers; the full path then counts the re-entry).  Shut
  * as the write fast path is, and for process-shared locks.
  */
-/* The try-lock paths below are open for rw (see fast_paths_open). */
-static inline __attribute__((always_inline)) bool try_paths_open(pthread_rwlock_t *rw)
+/* The try-lock paths are open for rw (fast_paths_open); pshared_too: also if process-shared. */
+static inline __attribute__((always_inline)) bool try_paths_open(pthread_rwlock_t *rw,
+								 bool pshared_too)
 {
-	return !null_ptr(rw) && atomic_load_explicit(&fast_paths_open, memory_order_acquire) &&
-	       !handle_is_pshared(rw);
+	return atomic_load_explicit(&fast_paths_open, memory_order_acquire) &&
+	       (pshared_too || !handle_is_pshared(rw));
 }
 
+/* rw: through forget_nonnull */
 static inline __attribute__((always_inline)) bool rdlock_fast(pthread_rwlock_t *rw)
 {
 	uintptr_t data;
 
-	if (null_ptr(rw))
+	if (rw == NULL)
 		return false;
 	if (!variant_read_fast(rw, &data))
 		return false;
@@ -464,7 +471,7 @@ static __attribute__((noinline)) int rdlock_settle(pthread_rwlock_t *rw, const v
 
 static __attribute__((noinline)) int rdlock_slow(pthread_rwlock_t *rw, const void *caller, bool try)
 {
-	if (try_paths_open(rw)) {
+	if (!null_ptr(rw) && try_paths_open(rw, false)) {
 		switch (variant_read_nowait(rw)) {
 		case READ_NOWAIT_HELD:
 			if (__builtin_expect(held_push_fast(rw, HELD_READ, 0), 1))
@@ -481,6 +488,7 @@ static __attribute__((noinline)) int rdlock_slow(pthread_rwlock_t *rw, const voi
 
 EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 {
+	forget_nonnull(rw);
 	if (rdlock_fast(rw))
 		return 0;
 	return rdlock_slow(rw, CALLER, false);
@@ -488,6 +496,7 @@ EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 
 EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
 {
+	forget_nonnull(rw);
 	if (rdlock_fast(rw))
 		return 0;
 	return rdlock_slow(rw, CALLER, true);
@@ -510,13 +519,15 @@ EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk,
  * variant's fast path fails while the caller holds rw in any mode
  * (variant.h); EDEADLK and EBUSY then come from rwlock_acquire.  Shut
  * before the load, in strict mode and with statistics, and for
- * process-shared locks (glibc's bytes).
+ * process-shared locks (glibc's bytes) unless the variant's fast path is
+ * glibc's own (VARIANT_WRITE_FAST_PSHARED).
  */
+/* rw: through forget_nonnull */
 static inline __attribute__((always_inline)) enum write_fast wrlock_fast(pthread_rwlock_t *rw)
 {
 	enum write_fast r;
 
-	if (!try_paths_open(rw))
+	if (rw == NULL || !try_paths_open(rw, VARIANT_WRITE_FAST_PSHARED))
 		return WRITE_FAST_MISS;
 	r = variant_write_fast(rw);
 	if (r != WRITE_FAST_HELD || !WRITE_HOLDS_LISTED)
@@ -550,6 +561,7 @@ static __attribute__((noinline)) int wrlock_revoke(pthread_rwlock_t *rw, bool tr
 
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
+	forget_nonnull(rw);
 	switch (wrlock_fast(rw)) {
 	case WRITE_FAST_HELD:
 		return 0;
@@ -562,6 +574,7 @@ EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 
 EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
+	forget_nonnull(rw);
 	switch (wrlock_fast(rw)) {
 	case WRITE_FAST_HELD:
 		return 0;
@@ -628,8 +641,16 @@ static __attribute__((noinline)) int unlock_read_top(pthread_rwlock_t *rw, uintp
 	return 0;
 }
 
-/* A write hold the lock names (VARIANT_WRITE_OWNER): not in the list. */
+/*
+ * A write hold the lock names (VARIANT_WRITE_OWNER): not in the list.
+ * Out of line, so that the read fast path's unlock keeps needing no
+ * frame; glibc's unlock is a tail call, which needs none: inline.
+ */
+#ifdef VARIANT_WRITE_UNLOCK_GLIBC
+static inline __attribute__((always_inline)) int unlock_write_named(pthread_rwlock_t *rw)
+#else
 static __attribute__((noinline)) int unlock_write_named(pthread_rwlock_t *rw)
+#endif
 {
 #ifdef VARIANT_WRITE_UNLOCK_GLIBC
 	/*
@@ -655,7 +676,10 @@ static __attribute__((noinline)) int unlock_write_named(pthread_rwlock_t *rw)
  */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
-	struct held *h = held_top_of(rw);
+	struct held *h;
+
+	forget_nonnull(rw);
+	h = held_top_of(rw);
 
 	if (h) {
 		if (h->state == HELD_STATE(HELD_READ | HELD_FAST, 0) && !handoff_any()) {
@@ -669,7 +693,7 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 			return unlock_write_top(rw, h->data);
 		if (h->state == HELD_STATE(HELD_READ, 0) && !handoff_any())
 			return unlock_read_top(rw, h->data);
-	} else if (!WRITE_HOLDS_LISTED && !null_ptr(rw) && handle_writer(rw) == held_tls.self) {
+	} else if (!WRITE_HOLDS_LISTED && rw != NULL && handle_writer(rw) == held_tls.self) {
 		return unlock_write_named(rw);
 	}
 	return unlock_slow(rw, CALLER);

@@ -77,7 +77,7 @@ static inline uint64_t rev_hist_middle(unsigned i)
 	return ((uint64_t)(8 + eighth) << (k - 3)) + (UINT64_C(1) << (k - 3)) / 2;
 }
 
-extern bool stats_on;
+extern bool stats_on __attribute__((visibility("hidden")));
 
 void stat_add_slow(enum stat_counter s, uint64_t n);
 

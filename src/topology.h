@@ -24,7 +24,7 @@ struct topology {
 	uint16_t *node_of_cpu; /* CPU id -> node */
 };
 
-extern struct topology topology;
+extern struct topology topology __attribute__((visibility("hidden")));
 
 /* Read the machine (and BRAVO_COHORT_NODES, so config_load() first); idempotent. */
 void topology_load(void);

@@ -107,6 +107,15 @@
  *                                         its own slot in the table, which
  *                                         the revocation finds)
  *
+ *                                         They are not called for
+ *                                         process-shared locks (glibc's
+ *                                         bytes), unless the variant defines
+ *                                         VARIANT_WRITE_FAST_PSHARED: its
+ *                                         write fast path is glibc's
+ *                                         try-lock, right for them as well
+ *                                         (BRAVO-pthread: their BRAVO word
+ *                                         stays 0, no reader enables bias)
+ *
  * A variant whose lock names its writer by thread id while write-held
  * (handle.h, __cur_writer; the id is held_self()) defines
  * VARIANT_WRITE_OWNER: rwlock.c then keeps its write holds out of the
@@ -179,6 +188,10 @@ static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 	(void)rw;
 	return WRITE_FAST_MISS;
 }
+#endif
+
+#ifndef VARIANT_WRITE_FAST_PSHARED
+#define VARIANT_WRITE_FAST_PSHARED 0
 #endif
 
 #ifndef VARIANT_WRITE_FAST_REVOKE

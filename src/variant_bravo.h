@@ -162,6 +162,13 @@ static bool under_read_held(pthread_rwlock_t *rw)
  */
 #define VARIANT_WRITE_UNLOCK_GLIBC 1
 
+/*
+ * The write fast path is glibc's try-lock and a look at the BRAVO word,
+ * which stays 0 on a process-shared lock (its readers go to glibc): the
+ * path is right for such locks too, and skips the test (variant.h).
+ */
+#define VARIANT_WRITE_FAST_PSHARED 1
+
 /* glibc keeps its writer's id itself. */
 static void under_mark_writer(pthread_rwlock_t *rw, bool inside)
 {

@@ -33,6 +33,17 @@ static inline bool under_glibc(void)
 }
 
 /*
+ * The lock the program gets is glibc's own, bias aside: under glibc, and
+ * under BRAVO-pthread (the run driver names the library it preloads).
+ */
+static inline bool lock_underneath_is_glibcs(void)
+{
+	const char *s = getenv("EXPECT_RWLOCK_LIB");
+
+	return under_glibc() || (s && strcmp(s, "libbravo-bravo-pthread.so") == 0);
+}
+
+/*
  * libbravo's strict mode: BRAVO_CHECK=1 in the environment (the run
  * drivers add it for the strict runs); never under glibc.  Default mode
  * gives glibc's results; strict mode POSIX's recommended errors (EPERM,

@@ -2302,6 +2302,30 @@ END_TEST
 /* Process-shared locks                                                */
 /* ------------------------------------------------------------------ */
 
+/* The write fast path of BRAVO-pthread is taken for these locks too. */
+START_TEST(pshared_lock_write_held_by_caller_answers_as_glibc)
+{
+	pthread_rwlock_t *l = map_shared_lock();
+
+	init_pshared(l);
+	ck_assert_rc(pthread_rwlock_wrlock(l), 0);
+	ck_assert_rc(pthread_rwlock_trywrlock(l), EBUSY);
+	ck_assert_rc(pthread_rwlock_tryrdlock(l), EBUSY);
+	ck_assert_rc(pthread_rwlock_wrlock(l), EDEADLK);
+	ck_assert_rc(pthread_rwlock_rdlock(l), EDEADLK);
+	ck_assert_rc(pthread_rwlock_unlock(l), 0);
+	ck_assert_rc(pthread_rwlock_trywrlock(l), 0);
+	ck_assert_rc(pthread_rwlock_unlock(l), 0);
+	ck_assert_rc(pthread_rwlock_rdlock(l), 0);
+	ck_assert_rc(pthread_rwlock_trywrlock(l), EBUSY);
+	ck_assert_rc(pthread_rwlock_unlock(l), 0);
+	ck_assert_rc(pthread_rwlock_wrlock(l), 0);
+	ck_assert_rc(pthread_rwlock_unlock(l), 0);
+	ck_assert_rc(pthread_rwlock_destroy(l), 0);
+	munmap(l, 4096);
+}
+END_TEST
+
 START_TEST(pshared_lock_excludes_across_fork)
 {
 	pthread_rwlock_t *l = map_shared_lock();
@@ -2985,6 +3009,24 @@ static void *churn_thread(void *p)
 	return NULL;
 }
 
+/*
+ * glibc 2.36's writer-preferring lock itself now and then leaves a waiter
+ * asleep for good in this churn (results/issue13/noharm-s7/
+ * prefer-writer-churn.txt; README, compatibility): where the lock is
+ * glibc's, a stall there is glibc's behaviour, reported and not failed.
+ * Exclusion and every result are still checked up to it.
+ */
+static bool churn_stall_is_glibcs(bool prefer_writer, struct churn *c, const char *what)
+{
+	if (!prefer_writer || !lock_underneath_is_glibcs())
+		return false;
+	ck_assert_msg(atomic_load(&c->bad) == 0, "%s", c->msg);
+	fprintf(stderr, "%s after %ld operations on glibc's writer-preferring lock: glibc 2.36's own "
+		"lost wake-up (README, compatibility); not a failure here\n", what, atomic_load(&c->done));
+	atomic_store(&c->stop, true);
+	return true;
+}
+
 static void check_churn_makes_progress(const enum op *ops, size_t nops, int nthreads, bool prefer_writer)
 {
 	static struct churn c;
@@ -3011,6 +3053,9 @@ static void check_churn_makes_progress(const enum op *ops, size_t nops, int nthr
 			last = d;
 			last_change = ts_now(CLOCK_MONOTONIC);
 		}
+		if (ms_since(last_change) >= 1500 &&
+		    churn_stall_is_glibcs(prefer_writer, &c, "no operation completed for 1.5 s"))
+			return; /* the waiters stuck in glibc end with the test's process */
 		ck_assert_msg(ms_since(last_change) < 1500,
 			      "no lock operation completed for 1.5 s after %ld had (deadlock or lost wake-up "
 			      "among waiters whose deadlines passed)", d);
@@ -3021,6 +3066,8 @@ static void check_churn_makes_progress(const enum op *ops, size_t nops, int nthr
 		struct timespec dl = ts_add_ms(ts_now(CLOCK_REALTIME), 3000);
 		int rc = pthread_timedjoin_np(th[t], NULL, &dl);
 
+		if (rc != 0 && churn_stall_is_glibcs(prefer_writer, &c, "a thread still blocked 3 s after the run"))
+			return;
 		ck_assert_msg(rc == 0, "a thread was still blocked in a lock operation 3 s after the "
 			      "run ended (deadlock or lost wake-up among waiters whose deadlines passed; "
 			      "%ld operations had completed)", atomic_load(&c.done));
@@ -3455,6 +3502,7 @@ static Suite *rwlock_suite(void)
 	ADD_DEFAULT_TEST(tc, calls_on_a_destroyed_lock_work_as_on_glibc);
 
 	tc = new_tcase(s, "pshared", 20);
+	tcase_add_test(tc, pshared_lock_write_held_by_caller_answers_as_glibc);
 	tcase_add_test(tc, pshared_lock_excludes_across_fork);
 	tcase_add_test(tc, pshared_lock_wakes_waiter_in_other_process);
 	tcase_add_test(tc, pshared_read_lock_in_one_process_excludes_writer_in_other);
