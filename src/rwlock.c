@@ -471,11 +471,11 @@ static __attribute__((noinline)) int rdlock_settle(pthread_rwlock_t *rw, const v
 
 /*
  * Inline in both read exports, after rdlock_fast; what needs a frame
- * beyond the try-lock's call is out of line.  Out of line itself, behind a
- * tail jump, it cost bias-off reads 20% at two threads in the VM's slow
- * state (results/README.md, issue 13, eighth session), with the same
- * accesses.  null_ptr, not a plain test: that lets GCC load the caller's
- * address on entry, giving the fast path a frame.
+ * beyond the try-lock's call is out of line.  Out of line itself, behind
+ * a tail jump, it cost bias-off reads 14-20 points at two threads in the
+ * VM's slow state (results/README.md, issue 13, eighth session), with the
+ * same accesses.  null_ptr, not a plain test: that lets GCC load the
+ * caller's address on entry, giving the fast path a frame.
  */
 static inline __attribute__((always_inline)) int rdlock_slow(pthread_rwlock_t *rw,
 							      const void *caller, bool try)
