@@ -23,7 +23,7 @@ EXTRA_DIST += bench/README.md
 noinst_LTLIBRARIES += src/libbravo-bravo-ba-private.la
 src_libbravo_bravo_ba_private_la_SOURCES = $(interpose_sources) \
 	src/variant_bravo.h src/under_ba.h \
-	locks/wait.c locks/wait.h locks/events.h locks/ba.c locks/ba.h locks/bravo.c locks/bravo.h locks/cpu.c locks/cpu.h
+	locks/wait.c locks/wait.h locks/events.h locks/hidden.h locks/ba.c locks/ba.h locks/bravo.c locks/bravo.h locks/cpu.c locks/cpu.h
 src_libbravo_bravo_ba_private_la_CPPFLAGS = $(AM_CPPFLAGS) -DLIBBRAVO_UNDER_BA -DLIBBRAVO_BRAVO_PRIVATE_TABLE
 src_libbravo_bravo_ba_private_la_CFLAGS = $(variant_cflags)
 src_libbravo_bravo_ba_private_la_LDFLAGS = $(variant_ldflags) -rpath /nowhere

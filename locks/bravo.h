@@ -140,10 +140,8 @@
 #include <time.h>
 
 #include "cpu.h"
+#include "hidden.h"
 #include "wait.h"
-
-/* Globals the inline fast path reads: never interposed, no GOT load. */
-#define BRAVO_HIDDEN __attribute__((visibility("hidden")))
 
 #define BRAVO_RBIAS        UINT64_C(0x1)
 #define BRAVO_USED         UINT64_C(0x2)
@@ -187,25 +185,25 @@ struct vr_table {
 	vr_slot_t slot[];
 };
 
-extern struct vr_table *_Atomic vr_table BRAVO_HIDDEN;
+extern struct vr_table *_Atomic vr_table LIBBRAVO_HIDDEN;
 /* Slow-down guard N (BRAVO_N). */
-extern unsigned bravo_slowdown_n BRAVO_HIDDEN;
+extern unsigned bravo_slowdown_n LIBBRAVO_HIDDEN;
 /* Table layout and bias policy, set before the table is made (BRAVO_TABLE, BRAVO_POLICY). */
-extern enum vr_layout vr_layout BRAVO_HIDDEN;
-extern enum bravo_policy bravo_policy BRAVO_HIDDEN;
+extern enum vr_layout vr_layout LIBBRAVO_HIDDEN;
+extern enum bravo_policy bravo_policy LIBBRAVO_HIDDEN;
 /* Adaptive policy: fast reads that pay for one bias flip, sampled one in this many (BRAVO_PAYBACK). */
-extern unsigned bravo_payback BRAVO_HIDDEN;
+extern unsigned bravo_payback LIBBRAVO_HIDDEN;
 /*
  * What a slow reader sets to enable bias: RBIAS, plus BRAVO_FULL_PATH if
  * the caller's inline fast path must stay shut (set before any lock use).
  */
-extern uint64_t bravo_enable_bits BRAVO_HIDDEN;
+extern uint64_t bravo_enable_bits LIBBRAVO_HIDDEN;
 
 /*
  * How many of lock's table slots a writer may leave behind: holds that
  * another thread released on their readers' behalf.  NULL: none.
  */
-extern unsigned long (*bravo_tolerated_slots)(const void *lock) BRAVO_HIDDEN;
+extern unsigned long (*bravo_tolerated_slots)(const void *lock) LIBBRAVO_HIDDEN;
 
 /*
  * Allocate the table once (idempotent, thread-safe), in layout vr_layout.
@@ -284,7 +282,7 @@ struct rw_ops {
  * untouched for over half the span can see its inhibition wrongly extended
  * (bias stays off longer: slower, never wrong).
  */
-extern _Atomic uint64_t bravo_epoch BRAVO_HIDDEN;
+extern _Atomic uint64_t bravo_epoch LIBBRAVO_HIDDEN;
 
 static inline uint64_t bravo_clock(void)
 {
@@ -411,7 +409,7 @@ static inline void bravo_read_fast_unlock(vr_slot_t *slot)
 void bravo_enable_slowpath(struct bravo *b, uint64_t w);
 /* Slow reads of this thread that looked at a lock with strikes. */
 extern __thread unsigned bravo_enable_tries
-	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
 
 /*
  * Would a slow reader that finds the lock word w enable bias now?  Not

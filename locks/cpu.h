@@ -22,11 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hidden.h"
+
 /* Offset from the thread pointer of the 32-bit word cpu_hint() reads. */
-extern ptrdiff_t cpu_word_offset __attribute__((visibility("hidden")));
+extern ptrdiff_t cpu_word_offset LIBBRAVO_HIDDEN;
 /* Our own per-thread row number, used when rseq is not (or may not be). */
 extern __thread uint32_t cpu_thread_row
-	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
 
 /*
  * Pick the word (once; later calls change nothing): rseq's if use_cpu and

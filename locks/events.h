@@ -10,10 +10,12 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "hidden.h"
+
 /* Time asleep in a futex wait, or yielding while a revocation waits. */
-extern void (*lock_event_waited)(uint64_t ns) __attribute__((visibility("hidden")));
+extern void (*lock_event_waited)(uint64_t ns) LIBBRAVO_HIDDEN;
 /* A BRAVO revocation (bias cleared, table scanned) and how long it took. */
-extern void (*lock_event_revoked)(uint64_t ns) __attribute__((visibility("hidden")));
+extern void (*lock_event_revoked)(uint64_t ns) LIBBRAVO_HIDDEN;
 
 /* Counted BRAVO events, for the statistics of revocation and policy. */
 enum lock_event {
@@ -24,7 +26,7 @@ enum lock_event {
 	LOCK_EV_POLICY_PAID,    /* adaptive policy: bias paid, strikes halved */
 	LOCK_EV_KINDS
 };
-extern void (*lock_event_count)(enum lock_event ev, uint64_t n) __attribute__((visibility("hidden")));
+extern void (*lock_event_count)(enum lock_event ev, uint64_t n) LIBBRAVO_HIDDEN;
 
 static inline uint64_t lock_event_clock_ns(void)
 {

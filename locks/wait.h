@@ -26,13 +26,15 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "hidden.h"
+
 struct deadline {
 	const struct timespec *abstime; /* NULL: no deadline */
 	clockid_t clock;                /* CLOCK_REALTIME or CLOCK_MONOTONIC */
 };
 
 /* Pause iterations before a waiter parks; set once at load (BRAVO_SPIN). */
-extern unsigned wait_spin_budget __attribute__((visibility("hidden")));
+extern unsigned wait_spin_budget LIBBRAVO_HIDDEN;
 
 static inline void cpu_relax(void)
 {

@@ -35,6 +35,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../locks/hidden.h"
+
 struct config {
 	unsigned slowdown_n;
 	uint32_t table_slots;
@@ -47,7 +49,7 @@ struct config {
 	unsigned cohort_handoff;
 };
 
-extern struct config config __attribute__((visibility("hidden")));
+extern struct config config LIBBRAVO_HIDDEN;
 
 /*
  * Fill in config from the environment, once: idempotent, safe to call

@@ -33,7 +33,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-extern _Atomic unsigned long handoff_outstanding __attribute__((visibility("hidden")));
+#include "../locks/hidden.h"
+
+extern _Atomic unsigned long handoff_outstanding LIBBRAVO_HIDDEN;
 
 static inline bool handoff_any(void)
 {

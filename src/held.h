@@ -33,6 +33,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../locks/hidden.h"
+
 /*
  * HELD_FAST marks a read entry pushed by rwlock.c's inline fast path (its
  * data is a variant fast hold): the inline unlock recognizes "a single
@@ -95,7 +97,7 @@ struct held_list {
 };
 
 extern __thread struct held_list held_tls
-	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
 
 static inline struct held *held_at(struct held *base, size_t off)
 {

@@ -12,6 +12,8 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "../locks/hidden.h"
+
 struct real_rwlock {
 	int (*init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
 	int (*destroy)(pthread_rwlock_t *);
@@ -26,8 +28,8 @@ struct real_rwlock {
 	int (*unlock)(pthread_rwlock_t *);
 };
 
-extern struct real_rwlock real_rwlock __attribute__((visibility("hidden")));
-extern atomic_bool real_resolved __attribute__((visibility("hidden")));
+extern struct real_rwlock real_rwlock LIBBRAVO_HIDDEN;
+extern atomic_bool real_resolved LIBBRAVO_HIDDEN;
 
 void real_resolve(void);
 

@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../locks/hidden.h"
+
 /* The two words of the handle the registry owns (16 bytes, in that order). */
 struct heap_slot {
 	_Atomic uintptr_t seal;  /* block ^ lock address ^ registry_secret */
@@ -51,7 +53,7 @@ struct block_kind {
 };
 
 /* Per-process, never 0 once a block was sealed; 0 before. */
-extern _Atomic uintptr_t registry_secret __attribute__((visibility("hidden")));
+extern _Atomic uintptr_t registry_secret LIBBRAVO_HIDDEN;
 
 static inline uintptr_t registry_seal(const void *addr, const void *block, uintptr_t secret)
 {

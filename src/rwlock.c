@@ -57,17 +57,18 @@
 /*
  * glibc declares these functions nonnull, so GCC drops a plain NULL test
  * of their argument (-fno-delete-null-pointer-checks does not stop it).
- * null_ptr hides where its copy of the pointer came from.  The exports
- * with fast paths instead hide the argument itself, once, on entry
- * (forget_nonnull), and test it plainly: the copy would cost a move.
+ * forget_nonnull hides where a pointer came from.  The exports with fast
+ * paths pass their argument through it once, on entry, and test it
+ * plainly; null_ptr tests a hidden copy (one move more), for the paths
+ * that get rw from elsewhere.
  */
+#define forget_nonnull(p) __asm__("" : "+r"(p))
+
 static inline bool null_ptr(const void *p)
 {
-	__asm__("" : "+r"(p));
+	forget_nonnull(p);
 	return p == NULL;
 }
-
-#define forget_nonnull(rw) __asm__("" : "+r"(rw))
 
 /* ---- loading: the constructor, or the first call if that comes first ---- */
 

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../locks/hidden.h"
+
 /* Buckets of the revocation-time histogram (rev_hist_bucket below). */
 #define REV_HIST_BUCKETS 304
 
@@ -77,7 +79,7 @@ static inline uint64_t rev_hist_middle(unsigned i)
 	return ((uint64_t)(8 + eighth) << (k - 3)) + (UINT64_C(1) << (k - 3)) / 2;
 }
 
-extern bool stats_on __attribute__((visibility("hidden")));
+extern bool stats_on LIBBRAVO_HIDDEN;
 
 void stat_add_slow(enum stat_counter s, uint64_t n);
 

@@ -16,6 +16,8 @@
 #include <sched.h>
 #include <stdint.h>
 
+#include "../locks/hidden.h"
+
 struct topology {
 	unsigned ncpus;        /* online CPUs at load, >= 1 */
 	unsigned nnodes;       /* >= 1 */
@@ -24,7 +26,7 @@ struct topology {
 	uint16_t *node_of_cpu; /* CPU id -> node */
 };
 
-extern struct topology topology __attribute__((visibility("hidden")));
+extern struct topology topology LIBBRAVO_HIDDEN;
 
 /* Read the machine (and BRAVO_COHORT_NODES, so config_load() first); idempotent. */
 void topology_load(void);

@@ -12,6 +12,8 @@ static pthread_rwlock_t lock;
 static atomic_bool stop;
 static atomic_long done;
 static _Atomic int cur_op[8];
+/* The operations the threads pick from (argv[2], digits 0-9; default all ten). */
+static int opset[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, nops = 10;
 
 static int op_abs(int op, struct timespec *abs)
 {
@@ -35,7 +37,7 @@ static void *thr(void *p)
 	unsigned seed = (unsigned)id * 2654435761u + 7 + (unsigned)time(NULL);
 	while (!atomic_load(&stop)) {
 		seed = seed * 1103515245u + 12345u;
-		int op = (seed >> 8) % 10;
+		int op = opset[(seed >> 8) % nops];
 		struct timespec abs;
 		clock_gettime((op == 4 || op == 9) ? CLOCK_MONOTONIC : CLOCK_REALTIME, &abs);
 		abs.tv_nsec += 100000;
@@ -54,6 +56,13 @@ static void *thr(void *p)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 10;
+	if (argc > 2) {
+		nops = 0;
+		for (const char *s = argv[2]; *s && nops < 10; s++)
+			if (*s >= '0' && *s <= '9')
+				opset[nops++] = *s - '0';
+		if (!nops) { fprintf(stderr, "usage: churn [ROUNDS [OPS]], OPS digits 0-9\n"); return 2; }
+	}
 	for (int r = 0; r < rounds; r++) {
 		pthread_rwlockattr_t a;
 		pthread_t th[6];
