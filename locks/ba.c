@@ -78,67 +78,83 @@ int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadl
 
 void ba_read_unlock_wake(struct ba_lock *l)
 {
-	/* Only the wmutex holder parks on rout: wake it to re-check its count. */
+	/* Only the writer present parks on rout: wake it to re-check its count. */
 	atomic_fetch_and_explicit(&l->rout, ~BA_WPARK, memory_order_relaxed);
 	wait_wake(&l->rout, 1);
 }
 
-/* ---- writer mutex: Drepper's three-state futex mutex ---- */
-
-static int wmutex_lock(struct ba_lock *l, const struct deadline *dl)
-{
-	for (unsigned i = 0; i <= wait_spin_budget; i++) {
-		uint32_t v = 0;
-
-		if (atomic_load_explicit(&l->wmutex, memory_order_relaxed) == 0 &&
-		    atomic_compare_exchange_strong_explicit(&l->wmutex, &v, 1,
-							    memory_order_acquire,
-							    memory_order_relaxed))
-			return 0;
-		cpu_relax();
-	}
-	/*
-	 * Sleepers mark the word 2 so the holder's unlock wakes one of them; a
-	 * woken sleeper re-marks it 2 before it can sleep again, so a holder
-	 * that got in with 1 past a sleeper still wakes the rest.
-	 */
-	while (atomic_exchange_explicit(&l->wmutex, 2, memory_order_acquire) != 0) {
-		if (wait_park(&l->wmutex, 2, dl) == ETIMEDOUT)
-			return ETIMEDOUT; /* a stale 2 only costs a spare wake */
-	}
-	return 0;
-}
-
-/* The writer mutex's holder left it marked 2: wake one sleeper. */
-void ba_wmutex_wake(struct ba_lock *l)
-{
-	wait_wake(&l->wmutex, 1);
-}
-
-/* ---- writer phases ---- */
+/* ---- the writer side: BA_PRES, taken by a CAS, waited for on wseq ---- */
 
 /*
- * Start a writer phase (wmutex held): set BA_PRES and the next sequence
- * number.  Returns the count of readers admitted before it.  Only the wmutex
- * holder changes the writer half's sequence, so the one read here is
- * stable, and one fetch_add moves it to the next value without carrying
- * into the reader count, whatever readers do meanwhile.  acq_rel: later
- * readers see the phase; we see earlier readers' arrivals.
+ * Take the writer side of l: one CAS that sets BA_PRES and the next
+ * sequence number on a rin without BA_PRES.  Returns the ticket (the
+ * readers admitted before us) in *ticket, or ETIMEDOUT with nothing held.
+ *
+ * A writer that finds BA_PRES set spins, then sleeps on wseq: it reads
+ * wseq, marks rin with BA_WSLEEP by a CAS that still sees BA_PRES, and
+ * parks on the value it read.  The leaving writer clears BA_PRES and
+ * BA_WSLEEP in one RMW on rin and, if BA_WSLEEP was set, bumps wseq and
+ * wakes one sleeper.  Both RMWs are on rin, so one comes first: if the
+ * mark does, the leaver sees it, and its bump comes after our read of
+ * wseq (the mark is a release, the leave an acquire), so either we park
+ * before the bump and are woken, or we see wseq changed and retry.  If the
+ * leave comes first, the mark's CAS fails (BA_PRES is gone) and we retry.
+ *
+ * Only one sleeper is woken, and the leave clears BA_WSLEEP: so a writer
+ * that has slept takes the writer side with BA_WSLEEP set (others may
+ * still sleep), and its leave wakes the next; the last one costs a spare
+ * wake.  A sleeper's wait_park returns ETIMEDOUT only if no wake took it
+ * (a wake goes to a thread still parked): a woken writer always tries
+ * again before its deadline can end the wait.
  */
-static uint32_t ba_write_announce(struct ba_lock *l)
+static int ba_write_enter(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl)
 {
-	uint64_t seq = atomic_load_explicit(&l->rin, memory_order_relaxed) & BA_SEQ_MASK;
-	uint64_t next = (seq + BA_SEQ_INC) & BA_SEQ_MASK;
+	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+	uint64_t slept = 0;
+	unsigned spins = 0;
 
-	return ba_rin_count(atomic_fetch_add_explicit(&l->rin, BA_PRES + next - seq,
-						   memory_order_acq_rel));
+	for (;;) {
+		uint32_t seq;
+
+		if (!(v & BA_PRES)) {
+			/* acq_rel: after the last writer's leave; readers see the phase. */
+			if (atomic_compare_exchange_weak_explicit(&l->rin, &v,
+								  ba_rin_announced(v) | slept,
+								  memory_order_acq_rel,
+								  memory_order_relaxed)) {
+				*ticket = ba_rin_count(v);
+				return 0;
+			}
+			continue;
+		}
+		if (spins < wait_spin_budget) {
+			spins++;
+			cpu_relax();
+			v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+			continue;
+		}
+		seq = atomic_load_explicit(&l->wseq, memory_order_relaxed);
+		/* Release: our read of wseq happens before the leaver's bump. */
+		if (!(v & BA_WSLEEP) &&
+		    !atomic_compare_exchange_weak_explicit(&l->rin, &v, v | BA_WSLEEP,
+							   memory_order_release,
+							   memory_order_relaxed))
+			continue;
+		slept = BA_WSLEEP;
+		if (wait_park(&l->wseq, seq, dl) == ETIMEDOUT)
+			return ETIMEDOUT; /* a mark left behind costs a spare wake */
+		v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+	}
 }
 
-/* A writer left a phase that readers sleep behind: wake them, pass on the mutex. */
-void ba_wake_readers_unlock(struct ba_lock *l)
+void ba_write_unlock_wake(struct ba_lock *l, uint64_t old)
 {
-	wait_wake(rin_whalf(l), INT_MAX);
-	ba_write_unlock_mutex(l);
+	if (old & BA_RPARK)
+		wait_wake(rin_whalf(l), INT_MAX);
+	if (old & BA_WSLEEP) {
+		atomic_fetch_add_explicit(&l->wseq, 1, memory_order_relaxed);
+		wait_wake(&l->wseq, 1);
+	}
 }
 
 static bool ba_drained(struct ba_lock *l, uint32_t ticket)
@@ -148,10 +164,7 @@ static bool ba_drained(struct ba_lock *l, uint32_t ticket)
 
 int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl)
 {
-	if (wmutex_lock(l, dl))
-		return ETIMEDOUT;
-	*ticket = ba_write_announce(l);
-	return 0;
+	return ba_write_enter(l, ticket, dl);
 }
 
 int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)
@@ -190,8 +203,8 @@ bool ba_is_idle(struct ba_lock *l)
 	uint64_t in = atomic_load_explicit(&l->rin, memory_order_acquire);
 	uint32_t out = atomic_load_explicit(&l->rout, memory_order_acquire);
 
-	return !(in & BA_PRES) && ba_rin_count(in) == ba_rout_count(out) &&
-	       atomic_load_explicit(&l->wmutex, memory_order_relaxed) == 0;
+	/* No BA_PRES: no writer holds the lock, and none sleeps (BA_WSLEEP needs BA_PRES). */
+	return !(in & BA_PRES) && ba_rin_count(in) == ba_rout_count(out);
 }
 
 bool ba_read_held(struct ba_lock *l)

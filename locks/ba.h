@@ -14,24 +14,32 @@
  * Reader indicator as in PF-T/PF-Q: a pair of central counters.
  *
  *   rin   bits 63..32  readers that have arrived
- *         bits 31..2   writer phase sequence number (BA_SEQ_INC steps)
+ *         bits 31..3   writer phase sequence number (BA_SEQ_INC steps)
+ *         bit  2       BA_WSLEEP: a writer sleeps on wseq for BA_PRES to clear
  *         bit  1       BA_RPARK: a reader sleeps on rin's writer half
  *         bit  0       BA_PRES:  a writer is present
  *   rout  bits 31..1   readers that have departed
  *         bit  0       BA_WPARK: the writer sleeps on rout
+ *   wseq  writers' futex word: bumped by a leaving writer that found BA_WSLEEP
  *
  * Arrival and departure counts are compared modulo 2^31, and only for
- * equality.  Writers are serialized by wmutex (0 free, 1 held, 2 held with
- * sleepers).  The mutex holder sets BA_PRES and a new sequence number in
- * rin, which both shuts out new readers and snapshots the number of readers
- * admitted before it; it enters when rout's count reaches that snapshot.
+ * equality.  BA_PRES is also the writers' mutex: a writer takes the lock's
+ * writer side by one CAS on a rin without BA_PRES that sets it and a new
+ * sequence number, which at once excludes other writers, shuts out new
+ * readers and snapshots the number of readers admitted before it (the
+ * ticket); it enters when rout's count reaches that snapshot, and leaves
+ * by one RMW that clears BA_PRES (with BA_RPARK and BA_WSLEEP).  So an
+ * uncontended write lock and unlock are two atomic RMWs, not four (a
+ * separate mutex word would add a CAS and an exchange).  BA_WSLEEP is set
+ * only while BA_PRES is: by a writer about to sleep, or by one that slept
+ * as it takes the lock (others may still sleep: Drepper's "state 2").
  *
  * A blocked reader waits until rin's writer half (BA_PRES plus sequence)
  * differs from the value it arrived under.  PF-T gets by with one phase bit
  * because its writers never leave before the readers they counted have
  * entered; ours can leave without entering (a time-out), so a reader
  * descheduled across such a writer and the next one would see the phase
- * bit repeat.  A 30-bit sequence makes that repeat need 2^30 timed-out
+ * bit repeat.  A 29-bit sequence makes that repeat need 2^29 timed-out
  * writer phases in a row while the reader stays descheduled between its
  * arrival and its next look at rin.  A write try-lock never adds to them:
  * it announces only by a CAS on a rin whose count equals rout's, so it is
@@ -40,16 +48,19 @@
  * run of models/ba.pml with that test, a 1-bit sequence and no bound finds
  * the hang: see models/README.md).
  *
- * Memory ordering: every update of rin, rout and wmutex is an RMW, and a
- * reader and a writer always meet on the same word (arrival vs announce on
- * rin, departure vs the WPARK fetch_or on rout), so no store-load fence is
+ * Memory ordering: every update of rin and rout is an RMW, and a reader
+ * and a writer always meet on the same word (arrival vs announce on rin,
+ * departure vs the WPARK fetch_or on rout), so no store-load fence is
  * needed.  Critical sections are ordered by release/acquire: a reader's
  * departure (release) before the writer's drained test (acquire), a
  * writer's leave (release) before the arrival (acquire) or phase re-read
- * (acquire) of the readers it admits, and the mutex handoff.
+ * (acquire) of the readers it admits, and before the next writer's
+ * announce (acq_rel).  A sleeping writer's mark and the leaving writer's
+ * clear also meet on rin: see ba_write_enter (ba.c) for why that keeps
+ * the leaver's wake from being lost.
  *
- * Waiting readers and the draining writer spin briefly and then park on a
- * futex (wait.h) instead of the MCS queues of PF-Q: in user space a parked
+ * Waiting readers, waiting writers and the draining writer spin briefly
+ * and then park on a futex (wait.h) instead of the MCS queues of PF-Q: in user space a parked
  * waiter must be woken through the kernel anyway, and a futex word lets a
  * timed waiter leave without unlinking a queue node.  Readers park on the
  * 32-bit writer half of rin, which arriving readers never change.  A reader
@@ -71,10 +82,11 @@
 
 #define BA_PRES     UINT64_C(0x1)
 #define BA_RPARK    UINT64_C(0x2)
-#define BA_SEQ_INC  UINT64_C(0x4)
+#define BA_WSLEEP   UINT64_C(0x4)
+#define BA_SEQ_INC  UINT64_C(0x8)
 #define BA_WHALF    UINT64_C(0xffffffff)       /* the writer half of rin */
-#define BA_WPHASE   (BA_WHALF & ~BA_RPARK)     /* PRES + sequence */
-#define BA_SEQ_MASK (BA_WHALF & ~(BA_PRES | BA_RPARK))
+#define BA_SEQ_MASK (BA_WHALF & ~(BA_PRES | BA_RPARK | BA_WSLEEP))
+#define BA_WPHASE   (BA_PRES | BA_SEQ_MASK)    /* PRES + sequence */
 #define BA_RINC     (UINT64_C(1) << 32)
 #define BA_WPARK    UINT32_C(0x1)
 #define BA_ROUT_INC UINT32_C(0x2)
@@ -83,7 +95,7 @@
 struct ba_lock {
 	_Atomic uint64_t rin;
 	_Atomic uint32_t rout;
-	_Atomic uint32_t wmutex;
+	_Atomic uint32_t wseq;
 };
 
 void ba_init(struct ba_lock *l);
@@ -135,21 +147,20 @@ int ba_write_lock(struct ba_lock *l, const struct deadline *dl);
 /*
  * ba_write_lock in two steps, for locks built of several BA locks (Per-CPU)
  * that must shut out new readers everywhere before waiting anywhere:
- * ba_write_begin takes the writer mutex and starts the writer phase (0 or
+ * ba_write_begin takes the writer side and starts the writer phase (0 or
  * ETIMEDOUT; *ticket is what to wait for), ba_write_wait waits for the
  * readers admitted before it (0, or ETIMEDOUT with the phase still in force:
  * then call ba_write_unlock).
  */
 int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl);
 int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl);
-void ba_wake_readers_unlock(struct ba_lock *l);
-void ba_wmutex_wake(struct ba_lock *l);
+/* A leaving writer found sleepers (old: rin before its leave): wake them. */
+void ba_write_unlock_wake(struct ba_lock *l, uint64_t old);
 
-/* Pass on the writer mutex: 2 says someone sleeps on it. */
-static inline void ba_write_unlock_mutex(struct ba_lock *l)
+/* rin with the writer side taken: BA_PRES and the sequence after v's. */
+static inline uint64_t ba_rin_announced(uint64_t v)
 {
-	if (atomic_exchange_explicit(&l->wmutex, 0, memory_order_release) == 2)
-		ba_wmutex_wake(l);
+	return (v & ~BA_SEQ_MASK) | BA_PRES | (((v & BA_SEQ_MASK) + BA_SEQ_INC) & BA_SEQ_MASK);
 }
 
 /* Arrivals and departures, modulo 2^31. */
@@ -170,42 +181,39 @@ static inline uint32_t ba_rout_count(uint32_t rout)
  * first.  rout never passes rin and never goes back, so at the CAS every
  * admitted reader has left: the phase starts drained and is never one that
  * ends without a critical section (see above).  acquire on rout: the
- * departed readers' critical sections happen before ours.  wmutex is held
- * and PRES clear, so only arriving readers change rin.
+ * departed readers' critical sections happen before ours.  The CAS takes
+ * the writer side only from a rin without PRES (no writer holds it); one
+ * that fails re-reads rin, which an arriving reader or another writer
+ * changed.  acq_rel: the previous writer's leave (release) happens
+ * before our critical section.
  */
 static inline bool ba_write_trylock(struct ba_lock *l)
 {
-	uint32_t m = 0, out;
-	uint64_t v;
+	uint32_t out = ba_rout_count(atomic_load_explicit(&l->rout, memory_order_acquire));
+	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 
-	if (!atomic_compare_exchange_strong_explicit(&l->wmutex, &m, 1, memory_order_acquire,
-						     memory_order_relaxed))
-		return false;
-	out = ba_rout_count(atomic_load_explicit(&l->rout, memory_order_acquire));
-	v = atomic_load_explicit(&l->rin, memory_order_relaxed);
-	while (ba_rin_count(v) == out) {
-		uint64_t next = ((v & BA_SEQ_MASK) + BA_SEQ_INC) & BA_SEQ_MASK;
-
-		if (atomic_compare_exchange_weak_explicit(&l->rin, &v,
-							  (v & ~BA_SEQ_MASK) | BA_PRES | next,
+	while (!(v & BA_PRES) && ba_rin_count(v) == out) {
+		if (atomic_compare_exchange_weak_explicit(&l->rin, &v, ba_rin_announced(v),
 							  memory_order_acq_rel,
 							  memory_order_relaxed))
 			return true;
 	}
-	ba_write_unlock_mutex(l);
 	return false;
 }
 
-/* End the writer phase: admit waiting readers, then pass on the mutex. */
+/*
+ * End the writer phase and give up the writer side: admit waiting readers,
+ * wake a waiting writer.  acq_rel: release orders the critical section
+ * before the readers and the writer that come next; acquire orders a
+ * sleeping writer's read of wseq (before its mark) before our bump of it.
+ */
 static inline void ba_write_unlock(struct ba_lock *l)
 {
-	uint64_t old = atomic_fetch_and_explicit(&l->rin, ~(BA_PRES | BA_RPARK),
-						 memory_order_release);
+	uint64_t old = atomic_fetch_and_explicit(&l->rin, ~(BA_PRES | BA_RPARK | BA_WSLEEP),
+						 memory_order_acq_rel);
 
-	if (old & BA_RPARK)
-		ba_wake_readers_unlock(l); /* calls in tail position: no frame here */
-	else
-		ba_write_unlock_mutex(l);
+	if (old & (BA_RPARK | BA_WSLEEP))
+		ba_write_unlock_wake(l, old); /* a call in tail position: no frame here */
 }
 
 /* True if nobody holds or waits for the lock (a racy snapshot). */

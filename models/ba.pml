@@ -1,7 +1,8 @@
 /*
  * ba.pml - SPIN model of the Brandenburg-Anderson phase-fair lock as
  * implemented in locks/ba.{h,c}: the rin/rout reader indicator, the writer
- * phase (BA_PRES plus sequence number), the writer mutex and futex parking.
+ * phase (BA_PRES plus sequence number, which is also the writers' mutex),
+ * sleeping writers (BA_WSLEEP, wseq) and futex parking.
  *
  * What is modelled (C function -> Promela):
  *   ba_read_lock            fetch_add(rin, RINC), then the slow path
@@ -10,19 +11,22 @@
  *   ba_read_trylock         CAS loop adding RINC while no writer is present
  *   ba_read_unlock(_wake)   fetch_add(rout, ROUT_INC); if BA_WPARK was set,
  *                           fetch_and(~WPARK) and wake one
- *   wmutex_lock, the CAS of ba_write_trylock, ba_write_unlock_mutex:
- *                           the three-state futex mutex (0, 1, 2)
- *   ba_write_announce       read the sequence, one fetch_add that sets
- *                           BA_PRES and the next sequence: returns the ticket
+ *   ba_write_enter          one CAS on a rin without BA_PRES that sets it
+ *                           and the next sequence (BA_WSLEEP too if this
+ *                           writer slept): returns the ticket; else read
+ *                           wseq, CAS in BA_WSLEEP while BA_PRES is set,
+ *                           park on wseq
  *   ba_write_wait           drained test, fetch_or(WPARK) and re-check in
  *                           the returned value, park on rout
- *   ba_write_unlock         fetch_and(~(PRES|RPARK)), wake all readers if
- *                           RPARK was set, unlock the mutex
- *   ba_write_trylock        mutex try-lock, then a CAS that announces only
- *                           on a rin whose count equals rout's (one step)
+ *   ba_write_unlock         fetch_and(~(PRES|RPARK|WSLEEP)), wake all
+ *                           readers if RPARK was set; if WSLEEP was set,
+ *                           bump wseq and wake one writer
+ *   ba_write_trylock        a CAS that announces only on a rin without
+ *                           BA_PRES whose count equals rout's (one step)
  *
  * Abstractions:
- *  - rin is the tuple (cnt, pres, rpark, seq), rout is (ocnt, wpark); each
+ *  - rin is the tuple (cnt, pres, rpark, wsleep, seq), rout is (ocnt,
+ *    wpark), wseq is abstracted (wwin, wbump below); each
  *    C atomic operation on one of the words is one atomic step on its
  *    tuple.  A CAS loop that re-reads until its condition fails
  *    (ba_read_trylock, ba_read_withdraw) is one conditional atomic step:
@@ -30,7 +34,7 @@
  *    condition, or a read value fails it.
  *  - Counts are kept modulo CNT (4): arrivals minus departures is at most
  *    the number of readers, so equality modulo CNT is equality modulo 2^31.
- *    The sequence is kept modulo SEQ (4) instead of 2^30; see TMO.
+ *    The sequence is kept modulo SEQ (4) instead of 2^29; see TMO.
  *  - Futexes: futex_wait(word, val) atomically compares the word and, if
  *    equal, puts the thread in the word's wait set (otherwise it returns at
  *    once, EAGAIN); the thread then blocks until a futex_wake takes it out
@@ -38,16 +42,18 @@
  *    Spurious returns (EINTR) are not modelled: every caller re-checks its
  *    condition in a loop, so they only add iterations.  A lost wake-up
  *    shows as a thread blocked forever: an invalid end state.
- *  - Spinning (ba_spin_phase, wait_spin, the mutex's spin phase) is only
- *    re-reading: the model goes straight to the park path, except that the
- *    mutex's spin CAS is kept as an optional first attempt.
+ *  - Spinning (ba_spin_phase, wait_spin, ba_write_enter's spin) is only
+ *    re-reading: the model goes straight to the park path.  The CAS that
+ *    marks BA_WSLEEP is modelled as succeeding iff BA_PRES is still set
+ *    (the code retries on any other change of rin, re-reading wseq: a
+ *    later schedule of the same steps).
  *  - Deadlines: timed operations may time out while parked, at most TMO
  *    times in a whole run (a global budget shared with the try-lock race
  *    below).  The sequence is kept modulo SEQ = TMO + 2.  A reader sees its
  *    writer phase come back only after SEQ - 1 writer phases in a row that
- *    ended without a critical section (2^30 - 1 in the code) while it was
+ *    ended without a critical section (2^29 - 1 in the code) while it was
  *    descheduled; such a phase comes only from a time-out, and the budget
- *    bounds those to TMO < SEQ - 1, as 2^30 does in practice.  The write
+ *    bounds those to TMO < SEQ - 1, as 2^29 does in practice.  The write
  *    try-lock announces by a CAS only on a drained lock, so it always
  *    enters.  -DSEQWRAP=1 models the try-lock the code had before: a count
  *    test of two separate loads, then an unconditional announce that can
@@ -56,7 +62,7 @@
  *    phase to end, the writer of that phase counted it and waits for it).
  *
  * Memory ordering: the model is sequentially consistent.  Every update of
- * rin, rout and wmutex is an RMW, so each word has one modification order
+ * rin and rout is an RMW, so each word has one modification order
  * and SC is exact for the values the RMWs see; the orderings in the code
  * (acquire on the reader's arrival and the writer's drained test, release
  * on departures and on the writer's leave, acq_rel on the announce) give
@@ -66,20 +72,32 @@
  * reader's arrival vs the writer's announce on rin, departures vs the
  * WPARK fetch_or on rout).
  *
+ *  - Operations: every thread loops forever by default, so a thread that
+ *    sleeps with nobody depending on it (a writer waiting for the writer
+ *    side while the others go on) is starved, not deadlocked, and a safety
+ *    search cannot see its lost wake-up.  -DOPS=n bounds the operations of
+ *    all threads together: once they are spent every thread must be back
+ *    at its start, and one still asleep is an invalid end state.
+ *
  * Properties:
  *  - mutual exclusion: a writer in its critical section sees no reader and
  *    no other writer there, a reader sees no writer (assertions);
  *  - phase-fairness: a reader that arrived during a writer phase enters
  *    after at most one writer critical section (assertion on a ghost count);
- *  - no deadlock and no lost wake-up: invalid end states.
+ *  - no deadlock and no lost wake-up: invalid end states (a writer's lost
+ *    wake-up only with OPS).
  *
  * Parameters: NR readers (2), NW writers (2), TMO (1), TRY (1: try-lock
- * operations too), SEQWRAP (0), MUTANT 0 or:
+ * operations too), SEQWRAP (0), OPS (0), MUTANT 0 or:
  *   1  ba_write_unlock does not wake parked readers
  *   2  ba_write_wait parks without re-checking the count it got back
  *      from its fetch_or(WPARK)
  *   3  ba_write_trylock announces (and enters) without its count test
  *   4  a reader parks without setting BA_RPARK
+ *   5  a writer that slept takes the writer side without BA_WSLEEP
+ *      (needs 3 writers: the others' sleep is then forgotten)
+ *   6  ba_write_unlock wakes a sleeping writer without bumping wseq
+ *   7  a writer marks BA_WSLEEP without checking that BA_PRES is set
  */
 
 #ifndef NR
@@ -100,6 +118,9 @@
 #ifndef MUTANT
 #define MUTANT 0
 #endif
+#ifndef OPS
+#define OPS 0
+#endif
 
 #define CNT (NR + 1)
 #define SEQ (TMO + 2)
@@ -108,18 +129,28 @@
 byte cnt;
 bool pres;
 bool rpark;
+bool wsleep;
 byte seq;
 /* rout */
 byte ocnt;
 bool wpark;
-/* wmutex: 0 free, 1 held, 2 held with sleepers */
-byte wm;
+/*
+ * wseq, the writers' futex word, as the only thing its value tells: did a
+ * leave bump it since this writer read it?  wwin: writers between their
+ * read of wseq and their park; wbump: those of them it was bumped for
+ * (exact for the 32-bit counter, which no run wraps; the bits are zero
+ * outside the window, so they add no states elsewhere).
+ */
+byte wwin;
+byte wbump;
 /* futex wait sets: bit i = thread i (readers 0..NR-1, writers NR..) */
 byte fx_rin;
 byte fx_rout;
-byte fx_wm;
+byte fx_ws;
 /* deadline budget */
 byte tmo = TMO;
+/* operations left to all threads together (OPS = 0: no bound) */
+byte ops = OPS;
 /* ghosts */
 byte rcs;
 byte wcs;
@@ -163,7 +194,8 @@ proctype reader(byte id)
 	bool vrpark, timed, r;
 
 end:	do
-	:: if
+	:: atomic { (OPS == 0 || ops > 0) -> ops = (OPS == 0 -> 0 : ops - 1) };
+		if
 		:: op = OP_BLOCK
 		:: TMO > 0 -> op = OP_TIMED
 		:: TRY -> op = OP_TRY
@@ -263,10 +295,11 @@ done:		atomic { op = 0; wseq = 0; vcnt = 0; vrpark = 0; timed = 0; r = 0 }
 proctype writer(byte id)
 {
 	byte op, ticket, v, i;
-	bool timed, r;
+	bool timed, r, slept;
 
 end:	do
-	:: if
+	:: atomic { (OPS == 0 || ops > 0) -> ops = (OPS == 0 -> 0 : ops - 1) };
+		if
 		:: op = OP_BLOCK
 		:: TMO > 0 -> op = OP_TIMED
 		:: TRY -> op = OP_TRY
@@ -274,71 +307,75 @@ end:	do
 		timed = (op != OP_BLOCK);
 		if
 		:: op == OP_TRY ->
-			/* ba_write_trylock: CAS(wmutex, 0, 1) */
-			atomic {
-				if
-				:: wm == 0 -> wm = 1; r = 1
-				:: else -> r = 0
-				fi
-			}
-			if :: !r -> goto done :: else fi;
 			/*
-			 * The code: load rout, then CAS rin only if its count
-			 * equals it (one step here).  SEQWRAP: the old two-load
-			 * test, where a reader can arrive and another depart
-			 * between the loads, the announce counts the new reader
-			 * and the try-lock leaves again (see the header).
+			 * ba_write_trylock: load rout, then CAS rin only if no
+			 * writer is present and its count equals it (one step).
+			 * SEQWRAP: the old two-load test, where a reader can
+			 * arrive and another depart between the loads, the
+			 * announce counts the new reader and the try-lock leaves
+			 * again (see the header).
 			 */
 			if
 			:: atomic { SEQWRAP -> v = cnt }
 				if
-				:: v != ocnt -> goto unlock_mutex
-				:: else -> goto announce
+				:: v != ocnt -> goto done
+				:: else
+				fi;
+				atomic {
+					if
+					:: !pres -> ticket = cnt; pres = 1; seq = (seq + 1) % SEQ
+					:: else -> goto done
+					fi
+				}
+				if
+				:: ocnt == ticket -> goto cs
+				:: else -> goto leave
 				fi
 			:: atomic {
 				if
-				:: MUTANT != 3 && cnt != ocnt -> goto unlock_mutex
-				:: else ->
+				:: !pres && (MUTANT == 3 || cnt == ocnt) ->
 					ticket = cnt; pres = 1; seq = (seq + 1) % SEQ;
 					goto cs
+				:: else -> goto done
 				fi
 			   }
 			fi
-		:: else ->
-			/* wmutex_lock: optional spin-phase CAS, then exchange(2) */
-			if
-			:: atomic { wm == 0 -> wm = 1 };
-				goto announce
-			:: true
-			fi;
-mutex_sleep:
-			/* exchange(wmutex, 2): got it if it was 0 */
-			atomic {
-				if
-				:: wm == 0 -> wm = 2; goto announce
-				:: else -> wm = 2
-				fi
-			}
-			atomic { if :: wm == 2 -> fx_wm = fx_wm | BIT(id) :: else fi }
-			park_block(fx_wm, id, timed, r);
-			if :: r -> goto done :: else -> goto mutex_sleep fi
-		fi;
-announce:
-		/* ba_write_announce: the sequence is stable under the mutex */
-		atomic {
-			assert(!pres);
-			ticket = cnt;
-			pres = 1;
-			seq = (seq + 1) % SEQ
-		}
-		if
-		:: op == OP_TRY ->
-			if
-			:: ocnt == ticket -> goto cs
-			:: else -> goto leave
-			fi
 		:: else
 		fi;
+		/* ba_write_enter */
+enter:
+		atomic {
+			if
+			:: !pres ->
+				ticket = cnt; pres = 1; seq = (seq + 1) % SEQ;
+#if MUTANT != 5
+				wsleep = slept;
+#endif
+				goto wait
+			:: else
+			fi
+		}
+		atomic { wwin = wwin | BIT(id); wbump = wbump & ~BIT(id) }	/* read wseq */
+		/* CAS(rin, v, v | WSLEEP): succeeds while a writer is present */
+		atomic {
+			if
+#if MUTANT == 7
+			:: true -> wsleep = 1; r = 1
+#else
+			:: pres -> wsleep = 1; r = 1
+			:: else -> r = 0; wwin = wwin & ~BIT(id); wbump = wbump & ~BIT(id)
+#endif
+			fi
+		}
+		if :: !r -> goto enter :: else fi;
+		slept = 1;
+		/* wait_park(wseq, the value read): sleep unless it was bumped since */
+		atomic {
+			if :: (wbump & BIT(id)) == 0 -> fx_ws = fx_ws | BIT(id) :: else fi;
+			wwin = wwin & ~BIT(id); wbump = wbump & ~BIT(id)
+		}
+		park_block(fx_ws, id, timed, r);
+		if :: r -> goto done :: else -> goto enter fi;
 		/* ba_write_wait */
 wait:
 		if :: ocnt == ticket -> goto cs :: else fi;
@@ -377,16 +414,20 @@ cs:
 		}
 		wcs--;
 leave:
-		/* ba_write_unlock: fetch_and(~(PRES|RPARK)), release */
-		atomic { r = rpark; pres = 0; rpark = 0 }
+		/* ba_write_unlock: fetch_and(~(PRES|RPARK|WSLEEP)), acq_rel */
+		atomic { r = rpark; v = wsleep; pres = 0; rpark = 0; wsleep = 0 }
 #if MUTANT != 1
 		if :: r -> fx_rin = 0 :: else fi;	/* wake all */
 #endif
-unlock_mutex:
-		/* ba_write_unlock_mutex: exchange(0), wake one if it was 2 */
-		atomic { r = (wm == 2); wm = 0 }
-		if :: r -> wake_one(fx_wm) :: else fi;
-done:		atomic { op = 0; ticket = 0; v = 0; timed = 0; r = 0 }
+		if
+		:: v ->
+#if MUTANT != 6
+			wbump = wbump | wwin;	/* wseq++ */
+#endif
+			wake_one(fx_ws)
+		:: else
+		fi;
+done:		atomic { op = 0; ticket = 0; v = 0; timed = 0; r = 0; slept = 0 }
 	od
 }
 

@@ -4,7 +4,7 @@
  *
  * Tests never assert timings.  Where a test needs a thread to have reached
  * a blocking point it observes the lock words (a reader's arrival in rin, a
- * writer's BA_PRES bit, a sleeper's mark in wmutex) rather than sleeping;
+ * writer's BA_PRES bit, a sleeping writer's BA_WSLEEP mark) rather than sleeping;
  * the probes below are the only code that knows their layout.
  * Every tcase has a time-out, so a hang is reported as a failure.
  */
@@ -67,10 +67,10 @@ static bool reader_parked(struct ba_lock *l)
 	return atomic_load(&l->rin) & BA_RPARK;
 }
 
-/* A writer sleeps on the writer mutex. */
+/* A writer sleeps (or is about to) waiting for the writer side. */
 static bool writer_queued(struct ba_lock *l)
 {
-	return atomic_load(&l->wmutex) == 2;
+	return atomic_load(&l->rin) & BA_WSLEEP;
 }
 
 /* Poll until cond holds; the tcase time-out bounds a cond that never does. */
@@ -904,11 +904,11 @@ static void run_stress(int threads, int ops, enum stress_timing timed)
 	}
 	for (int i = 0; i < threads; i++) {
 		ck_assert_msg(pthread_timedjoin_np(st[i].thread, NULL, &stuck) == 0,
-			      "stuck after %d s: rin=%#llx rout=%#x wmutex=%u "
+			      "stuck after %d s: rin=%#llx rout=%#x wseq=%u "
 			      "(%u readers arrived and not gone)",
 			      STRESS_STUCK_SECONDS, (unsigned long long)atomic_load(&s.l.rin),
 			      atomic_load(&s.l.rout),
-			      atomic_load(&s.l.wmutex), readers_present(&s.l));
+			      atomic_load(&s.l.wseq), readers_present(&s.l));
 		reads += st[i].reads;
 		writes += st[i].writes;
 		timeouts += st[i].timeouts;

@@ -1147,11 +1147,11 @@ static void run_stress(int threads, int ops, int mode, bool writer_pref,
 	}
 	for (int i = 0; i < threads; i++) {
 		ck_assert_msg(pthread_timedjoin_np(st[i].thread, NULL, &stuck) == 0,
-			      "stuck after %d s: word=%#llx rin=%#llx rout=%#x wmutex=%u "
+			      "stuck after %d s: word=%#llx rin=%#llx rout=%#x wseq=%u "
 			      "fast readers: %d (violations so far: %u, first: %s)",
 			      STRESS_STUCK_SECONDS, (unsigned long long)word_of(&s.l),
 			      (unsigned long long)atomic_load(&s.l.u.rin), atomic_load(&s.l.u.rout),
-			      atomic_load(&s.l.u.wmutex),
+			      atomic_load(&s.l.u.wseq),
 			      (int)bravo_has_fast_readers(&s.l.b, &s.l.u),
 			      atomic_load(&s.inv.violations), s.inv.first_violation);
 		fast += st[i].fast_reads;
