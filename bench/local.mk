@@ -65,6 +65,9 @@ EXTRA_DIST += tests/bench/pairloop-check
 # make check: every program under glibc and every variant, briefly.
 TESTS += tests/bench/smoke-check
 EXTRA_DIST += tests/bench/smoke-check
+# ... and finishes its contended cells (a lost wake-up is a hang: a FAIL).
+TESTS += tests/bench/contention-check
+EXTRA_DIST += tests/bench/contention-check
 
 # The Mersenne Twister is std::mt19937's (RWBench's work unit).
 check_PROGRAMS += tests/bench/mt19937_test

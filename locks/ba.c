@@ -134,9 +134,15 @@ static int ba_write_enter(struct ba_lock *l, uint32_t *ticket, const struct dead
 			continue;
 		}
 		seq = atomic_load_explicit(&l->wseq, memory_order_relaxed);
-		/* Release: our read of wseq happens before the leaver's bump. */
-		if (!(v & BA_WSLEEP) &&
-		    !atomic_compare_exchange_weak_explicit(&l->rin, &v, v | BA_WSLEEP,
+		/*
+		 * The CAS even if v shows BA_WSLEEP already: v was read before
+		 * seq, and only a CAS that succeeds on it proves that BA_PRES
+		 * was still set after our read of wseq (else the leave that
+		 * cleared it may have bumped wseq before we read it, and we
+		 * would sleep with nobody to wake us).  Release: our read of
+		 * wseq happens before the leaver's bump.
+		 */
+		if (!atomic_compare_exchange_weak_explicit(&l->rin, &v, v | BA_WSLEEP,
 							   memory_order_release,
 							   memory_order_relaxed))
 			continue;

@@ -98,6 +98,8 @@
  *      (needs 3 writers: the others' sleep is then forgotten)
  *   6  ba_write_unlock wakes a sleeping writer without bumping wseq
  *   7  a writer marks BA_WSLEEP without checking that BA_PRES is set
+ *   8  a writer skips the marking CAS when rin, read before wseq, already
+ *      showed BA_WSLEEP (the leave may have come in between)
  */
 
 #ifndef NR
@@ -295,7 +297,7 @@ done:		atomic { op = 0; wseq = 0; vcnt = 0; vrpark = 0; timed = 0; r = 0 }
 proctype writer(byte id)
 {
 	byte op, ticket, v, i;
-	bool timed, r, slept;
+	bool timed, r, slept, vws;
 
 end:	do
 	:: atomic { (OPS == 0 || ops > 0) -> ops = (OPS == 0 -> 0 : ops - 1) };
@@ -352,7 +354,7 @@ enter:
 				wsleep = slept;
 #endif
 				goto wait
-			:: else
+			:: else -> vws = wsleep
 			fi
 		}
 		atomic { wwin = wwin | BIT(id); wbump = wbump & ~BIT(id) }	/* read wseq */
@@ -361,11 +363,16 @@ enter:
 			if
 #if MUTANT == 7
 			:: true -> wsleep = 1; r = 1
+#elif MUTANT == 8
+			:: vws -> r = 1
+			:: !vws && pres -> wsleep = 1; r = 1
+			:: !vws && !pres -> r = 0; wwin = wwin & ~BIT(id); wbump = wbump & ~BIT(id)
 #else
 			:: pres -> wsleep = 1; r = 1
 			:: else -> r = 0; wwin = wwin & ~BIT(id); wbump = wbump & ~BIT(id)
 #endif
-			fi
+			fi;
+			vws = 0
 		}
 		if :: !r -> goto enter :: else fi;
 		slept = 1;

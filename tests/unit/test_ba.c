@@ -809,6 +809,7 @@ struct stress {
 	int threads;
 	int ops;
 	int timed; /* enum stress_timing */
+	bool writes_only;
 	pthread_barrier_t start;
 	struct invariant inv;
 };
@@ -828,7 +829,7 @@ static void *stress_main(void *arg)
 	pthread_barrier_wait(&s->start); /* all threads contend from the start */
 	for (int n = 0; n < s->ops; n++) {
 		unsigned x = xorshift(&st->seed);
-		unsigned op = x % 100;
+		unsigned op = s->writes_only ? 62 + x % 28 : x % 100;
 		struct timespec ts;
 		struct deadline dl = { .abstime = NULL, .clock = clocks[(x >> 8) & 1] };
 		int r;
@@ -884,7 +885,7 @@ static void *stress_main(void *arg)
 /* A stress run that is not done after this long is stuck: say where. */
 #define STRESS_STUCK_SECONDS 10
 
-static void run_stress(int threads, int ops, enum stress_timing timed)
+static void run_stress_of(int threads, int ops, enum stress_timing timed, bool writes_only)
 {
 	static struct stress s;
 	struct stress_thread *st = calloc((size_t)threads, sizeof(*st));
@@ -896,6 +897,7 @@ static void run_stress(int threads, int ops, enum stress_timing timed)
 	s.threads = threads;
 	s.ops = ops;
 	s.timed = timed;
+	s.writes_only = writes_only;
 	pthread_barrier_init(&s.start, NULL, (unsigned)threads);
 	for (int i = 0; i < threads; i++) {
 		st[i].s = &s;
@@ -919,11 +921,19 @@ static void run_stress(int threads, int ops, enum stress_timing timed)
 		      atomic_load(&s.inv.violations), s.inv.first_violation);
 	ck_assert_uint_eq(s.inv.wtotal, writes);
 	ck_assert_uint_eq(atomic_load(&s.inv.rtotal), reads);
-	ck_assert_uint_gt(reads, 0);
+	if (writes_only)
+		ck_assert_uint_eq(reads, 0);
+	else
+		ck_assert_uint_gt(reads, 0);
 	ck_assert_uint_gt(writes, 0);
 	if (timed != UNTIMED)
 		ck_assert_uint_gt(timeouts, 0);
 	ck_assert(ba_is_idle(&s.l));
+}
+
+static void run_stress(int threads, int ops, enum stress_timing timed)
+{
+	run_stress_of(threads, ops, timed, false);
 }
 
 START_TEST(mixed_blocking_and_trylock_ops_keep_mutual_exclusion)
@@ -941,6 +951,18 @@ END_TEST
 START_TEST(mixed_ops_with_reader_and_writer_deadlines_keep_mutual_exclusion)
 {
 	run_stress(6, 20000, TIMED_ALL);
+}
+END_TEST
+
+/*
+ * Writers only, blocking: they queue on the writer side, sleep and wake
+ * each other many times.  A writer that went to sleep on a wake that had
+ * already been given (its leaver's bump of wseq read before its mark was
+ * proved) would hang here (the stuck time-out reports it).
+ */
+START_TEST(writers_waking_each_other_never_strand_a_sleeper)
+{
+	run_stress_of(3, 200000, UNTIMED, true);
 }
 END_TEST
 
@@ -1010,6 +1032,7 @@ static Suite *ba_suite(void)
 	tcase_add_test(tc, mixed_blocking_and_trylock_ops_keep_mutual_exclusion);
 	tcase_add_test(tc, mixed_ops_with_reader_deadlines_keep_mutual_exclusion);
 	tcase_add_test(tc, mixed_ops_with_reader_and_writer_deadlines_keep_mutual_exclusion);
+	tcase_add_test(tc, writers_waking_each_other_never_strand_a_sleeper);
 	tcase_add_test(tc, sixteen_threads_on_few_cpus_make_progress);
 	tcase_add_test(tc, sixteen_threads_with_deadlines_on_few_cpus_make_progress);
 	suite_add_tcase(s, tc);
