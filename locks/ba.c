@@ -107,7 +107,7 @@ void ba_read_unlock_wake(struct ba_lock *l)
  * (a wake goes to a thread still parked): a woken writer always tries
  * again before its deadline can end the wait.
  */
-static int ba_write_enter(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl)
+int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl)
 {
 	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 	uint64_t slept = 0;
@@ -166,11 +166,6 @@ void ba_write_unlock_wake(struct ba_lock *l, uint64_t old)
 static bool ba_drained(struct ba_lock *l, uint32_t ticket)
 {
 	return ba_rout_count(atomic_load_explicit(&l->rout, memory_order_acquire)) == ticket;
-}
-
-int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl)
-{
-	return ba_write_enter(l, ticket, dl);
 }
 
 int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)

@@ -56,7 +56,7 @@
  * writer's leave (release) before the arrival (acquire) or phase re-read
  * (acquire) of the readers it admits, and before the next writer's
  * announce (acq_rel).  A sleeping writer's mark and the leaving writer's
- * clear also meet on rin: see ba_write_enter (ba.c) for why that keeps
+ * clear also meet on rin: see ba_write_begin (ba.c) for why that keeps
  * the leaver's wake from being lost.
  *
  * Waiting readers, waiting writers and the draining writer spin briefly

@@ -11,7 +11,7 @@
  *   ba_read_trylock         CAS loop adding RINC while no writer is present
  *   ba_read_unlock(_wake)   fetch_add(rout, ROUT_INC); if BA_WPARK was set,
  *                           fetch_and(~WPARK) and wake one
- *   ba_write_enter          one CAS on a rin without BA_PRES that sets it
+ *   ba_write_begin          one CAS on a rin without BA_PRES that sets it
  *                           and the next sequence (BA_WSLEEP too if this
  *                           writer slept): returns the ticket; else read
  *                           wseq, CAS in BA_WSLEEP while BA_PRES is set,
@@ -42,7 +42,7 @@
  *    Spurious returns (EINTR) are not modelled: every caller re-checks its
  *    condition in a loop, so they only add iterations.  A lost wake-up
  *    shows as a thread blocked forever: an invalid end state.
- *  - Spinning (ba_spin_phase, wait_spin, ba_write_enter's spin) is only
+ *  - Spinning (ba_spin_phase, wait_spin, ba_write_begin's spin) is only
  *    re-reading: the model goes straight to the park path.  The CAS that
  *    marks BA_WSLEEP is modelled as succeeding iff BA_PRES is still set
  *    (the code retries on any other change of rin, re-reading wseq: a
@@ -344,7 +344,7 @@ end:	do
 			fi
 		:: else
 		fi;
-		/* ba_write_enter */
+		/* ba_write_begin */
 enter:
 		atomic {
 			if
