@@ -76,11 +76,12 @@ int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadl
 	}
 }
 
-void ba_read_unlock_wake(struct ba_lock *l)
+int ba_read_unlock_wake(struct ba_lock *l)
 {
 	/* Only the writer present parks on rout: wake it to re-check its count. */
 	atomic_fetch_and_explicit(&l->rout, ~BA_WPARK, memory_order_relaxed);
 	wait_wake(&l->rout, 1);
+	return 0;
 }
 
 /* ---- the writer side: BA_PRES, taken by a CAS, waited for on wseq ---- */

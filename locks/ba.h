@@ -131,15 +131,17 @@ static inline bool ba_read_trylock(struct ba_lock *l)
 	return false;
 }
 
-void ba_read_unlock_wake(struct ba_lock *l);
+/* Both return 0, so that a caller may end in them: the wake is then a tail call. */
+int ba_read_unlock_wake(struct ba_lock *l);
 
-static inline void ba_read_unlock(struct ba_lock *l)
+static inline int ba_read_unlock(struct ba_lock *l)
 {
 	/* Release: the critical section happens before the writer's entry. */
 	uint32_t old = atomic_fetch_add_explicit(&l->rout, BA_ROUT_INC, memory_order_release);
 
 	if (old & BA_WPARK)
-		ba_read_unlock_wake(l);
+		return ba_read_unlock_wake(l);
+	return 0;
 }
 
 int ba_write_lock(struct ba_lock *l, const struct deadline *dl);

@@ -423,15 +423,17 @@ extern __thread unsigned bravo_enable_tries
 static inline bool bravo_enable_due(uint64_t w, bool consume)
 {
 	unsigned strikes = w >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX;
+	unsigned tries = bravo_enable_tries + 1;
 
 	if (w & (BRAVO_RBIAS | BRAVO_DRAINING | BRAVO_WAITERS_MASK))
 		return false;
-	if (strikes && ((bravo_enable_tries + 1) & ((1u << 2 * strikes) - 1))) {
-		bravo_enable_tries++; /* not due: this read is counted either way */
+	/* 4^s - 1 masks the count: no strikes, an empty mask, always due */
+	if (tries & ((1u << 2 * strikes) - 1)) {
+		bravo_enable_tries = tries; /* not due: this read is counted either way */
 		return false;
 	}
 	if (consume)
-		bravo_enable_tries++;
+		bravo_enable_tries = tries;
 	return !(w >> BRAVO_TIME_SHIFT && bravo_inhibited(w, bravo_now()));
 }
 

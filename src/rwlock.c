@@ -481,7 +481,7 @@ static __attribute__((noinline)) int rdlock_settle(pthread_rwlock_t *rw, const v
 static inline __attribute__((always_inline)) int rdlock_slow(pthread_rwlock_t *rw,
 							      const void *caller, bool try)
 {
-	if (!null_ptr(rw) && try_paths_open(rw, false)) {
+	if (!null_ptr(rw) && try_paths_open(rw, VARIANT_READ_NOWAIT_PSHARED)) {
 		switch (variant_read_nowait(rw)) {
 		case READ_NOWAIT_HELD:
 			if (__builtin_expect(held_push_fast(rw, HELD_READ, 0), 1))
@@ -652,6 +652,22 @@ static __attribute__((noinline)) int unlock_read_top(pthread_rwlock_t *rw, uintp
 }
 
 /*
+ * unlock_read_top, less the call where the variant releases a hold of
+ * the lock underneath (data 0) inline (VARIANT_READ_UNLOCK_UNDER).
+ */
+static inline __attribute__((always_inline)) int unlock_read_single(pthread_rwlock_t *rw,
+								     uintptr_t data)
+{
+#ifdef VARIANT_READ_UNLOCK_UNDER
+	if (data == 0) {
+		held_pop(); /* off the list before the release */
+		return variant_read_unlock_under(rw);
+	}
+#endif
+	return unlock_read_top(rw, data);
+}
+
+/*
  * A write hold the lock names (VARIANT_WRITE_OWNER): not in the list.
  * Out of line, so that the read fast path's unlock keeps needing no
  * frame; glibc's unlock is a tail call, which needs none: inline.
@@ -702,7 +718,7 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 		if (WRITE_HOLDS_LISTED && h->state == HELD_STATE(HELD_WRITE, 0))
 			return unlock_write_top(rw, h->data);
 		if (h->state == HELD_STATE(HELD_READ, 0) && !handoff_any())
-			return unlock_read_top(rw, h->data);
+			return unlock_read_single(rw, h->data);
 	} else if (!WRITE_HOLDS_LISTED && rw != NULL && handle_writer(rw) == held_tls.self) {
 		return unlock_write_named(rw);
 	}

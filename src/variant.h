@@ -81,7 +81,20 @@
  *                                         off); rwlock.c keeps them shut in
  *                                         strict mode, with statistics,
  *                                         before the load and for
- *                                         process-shared locks
+ *                                         process-shared locks, unless the
+ *                                         variant defines
+ *                                         VARIANT_READ_NOWAIT_PSHARED: its
+ *                                         nowait read answers MISS for them
+ *                                         without touching them (BRAVO:
+ *                                         their word stays 0)
+ *
+ * A variant whose read unlock of a hold with data 0 (one of the lock
+ * underneath) needs no frame -- its waking, if any, out of line --
+ * defines VARIANT_READ_UNLOCK_UNDER and provides
+ *
+ *   variant_read_unlock_under(rw)         variant_read_unlock(rw, 0),
+ *                                         returning 0, inline in the
+ *                                         exported unlock
  *
  * A variant whose uncontended write lock is a try-lock defines
  * VARIANT_WRITE_FAST and provides
@@ -192,6 +205,10 @@ static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 
 #ifndef VARIANT_WRITE_FAST_PSHARED
 #define VARIANT_WRITE_FAST_PSHARED 0
+#endif
+
+#ifndef VARIANT_READ_NOWAIT_PSHARED
+#define VARIANT_READ_NOWAIT_PSHARED 0
 #endif
 
 #ifndef VARIANT_WRITE_FAST_REVOKE

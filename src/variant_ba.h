@@ -91,6 +91,14 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 	ba_read_unlock(ba_of(rw));
 }
 
+/* Every read hold is data 0: released inline (variant.h). */
+#define VARIANT_READ_UNLOCK_UNDER 1
+
+static inline __attribute__((always_inline)) int variant_read_unlock_under(pthread_rwlock_t *rw)
+{
+	return ba_read_unlock(ba_of(rw));
+}
+
 /* The slow path's read that does not wait (variant.h): BA's read try-lock. */
 #define VARIANT_READ_NOWAIT 1
 

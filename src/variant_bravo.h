@@ -316,6 +316,13 @@ static inline void variant_read_fast_unlock(uintptr_t data)
  * reader since bias came on, an unpaid bias).
  */
 #define VARIANT_READ_NOWAIT 1
+/*
+ * It is right for process-shared locks as well: their BRAVO word stays 0
+ * (no reader enables bias on them), and on a word of 0 -- no bias, no
+ * strikes, no window -- an enable is due, so bravo_read_nowait answers
+ * BRAVO_READ_MISS before it touches the lock underneath (glibc's bytes).
+ */
+#define VARIANT_READ_NOWAIT_PSHARED 1
 
 static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw)
 {
@@ -372,6 +379,18 @@ static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	bravo_read_unlock(rw, &under_ops, data);
+}
+
+/* A hold of the lock underneath (data 0) released inline (variant.h). */
+#define VARIANT_READ_UNLOCK_UNDER 1
+
+static inline __attribute__((always_inline)) int variant_read_unlock_under(pthread_rwlock_t *rw)
+{
+#if defined(LIBBRAVO_UNDER_PTHREAD)
+	return real_loaded()->unlock(rw); /* 0 for a read hold; a tail call */
+#else
+	return ba_read_unlock((struct ba_lock *)(void *)rw);
+#endif
 }
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
