@@ -423,10 +423,11 @@ extern __thread unsigned bravo_enable_tries
 static inline bool bravo_enable_due(uint64_t w, bool consume)
 {
 	unsigned strikes = w >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX;
-	unsigned tries = bravo_enable_tries + 1;
+	unsigned tries;
 
 	if (w & (BRAVO_RBIAS | BRAVO_DRAINING | BRAVO_WAITERS_MASK))
 		return false;
+	tries = bravo_enable_tries + 1;
 	/* 4^s - 1 masks the count: no strikes, an empty mask, always due */
 	if (tries & ((1u << 2 * strikes) - 1)) {
 		bravo_enable_tries = tries; /* not due: this read is counted either way */

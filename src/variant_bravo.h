@@ -41,6 +41,12 @@ static const char variant_name[] = "bravo-ba";
 #endif
 #define under_ops ba_under_ops /* under_ba.h */
 
+/* under_ops.read_unlock, returning 0: its wake, if any, a tail call. */
+static inline __attribute__((always_inline)) int under_read_unlock_ret(pthread_rwlock_t *rw)
+{
+	return ba_read_unlock((struct ba_lock *)(void *)rw);
+}
+
 _Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
 	       "BA fits before the handle's marker");
 
@@ -110,9 +116,15 @@ static bool under_read_trylock(void *u)
 	return real_loaded()->tryrdlock(u) == 0;
 }
 
+/* glibc's unlock, returning 0 for a read hold: a tail call for its callers. */
+static inline __attribute__((always_inline)) int under_read_unlock_ret(pthread_rwlock_t *rw)
+{
+	return real_loaded()->unlock(rw);
+}
+
 static void under_read_unlock(void *u)
 {
-	real_loaded()->unlock(u);
+	under_read_unlock_ret(u);
 }
 
 static int under_write_lock(void *u, const struct deadline *dl)
@@ -386,11 +398,7 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 
 static inline __attribute__((always_inline)) int variant_read_unlock_under(pthread_rwlock_t *rw)
 {
-#if defined(LIBBRAVO_UNDER_PTHREAD)
-	return real_loaded()->unlock(rw); /* 0 for a read hold; a tail call */
-#else
-	return ba_read_unlock((struct ba_lock *)(void *)rw);
-#endif
+	return under_read_unlock_ret(rw);
 }
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
