@@ -188,8 +188,7 @@ static void count_event(enum lock_event ev, uint64_t n)
 		count(ev, n);
 }
 
-/* Fast reads this thread made while some lock's bias was unpaid. */
-static __thread unsigned unpaid_reads __attribute__((tls_model("initial-exec")));
+__thread unsigned bravo_unpaid_reads __attribute__((tls_model("initial-exec")));
 
 vr_slot_t *bravo_read_fast_first(struct bravo *b, vr_slot_t *slot)
 {
@@ -204,16 +203,8 @@ vr_slot_t *bravo_read_fast_first(struct bravo *b, vr_slot_t *slot)
 		if ((w & (BRAVO_RBIAS | BRAVO_WAITERS_MASK)) != BRAVO_RBIAS)
 			goto back_out;
 	}
-	/*
-	 * The adaptive policy's sample: one fast read in bravo_payback (per
-	 * thread, across locks) declares the bias paid.  Relaxed: a verdict,
-	 * ordered with nothing; one that lands on the next bias period only
-	 * makes that period look paid a little early.
-	 */
-	if ((w & BRAVO_UNPAID) && ++unpaid_reads >= bravo_payback) {
-		unpaid_reads = 0;
-		atomic_fetch_and_explicit(&b->word, ~BRAVO_UNPAID, memory_order_relaxed);
-	}
+	if (w & BRAVO_UNPAID)
+		bravo_read_sample_unpaid(b);
 	return slot;
 back_out:
 	/*

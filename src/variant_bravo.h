@@ -325,7 +325,7 @@ static inline void variant_read_fast_unlock(uintptr_t data)
  * The slow path's read that does not wait (variant.h): while bias is off
  * and this read would leave it off, the underlying lock's try-lock; while
  * it is on, the table's path with its out-of-line settling (the first fast
- * reader since bias came on, an unpaid bias).
+ * reader since bias came on).
  */
 #define VARIANT_READ_NOWAIT 1
 /*

@@ -1490,18 +1490,20 @@ START_TEST(adaptive_policy_payback_fast_reads_clear_unpaid)
 }
 END_TEST
 
-START_TEST(inline_fast_path_stays_shut_while_bias_is_unpaid)
+START_TEST(inline_fast_path_samples_an_unpaid_bias)
 {
 	struct bba l = { 0 };
 	vr_slot_t *slot;
 
-	adaptive_policy(1);
+	adaptive_policy(2);
 	enable_bias(&l);
-	ck_assert_ptr_null(bravo_read_fast(&l.b, true));
-	fast_reads(&l, 1); /* the full path: paid */
+	fast_reads(&l, 1); /* the full path sets USED: the inline path is open from now */
+	ck_assert(word_of(&l) & BRAVO_UNPAID);
 	slot = bravo_read_fast(&l.b, true);
 	ck_assert_ptr_nonnull(slot);
 	bravo_read_fast_unlock(slot);
+	ck_assert(!(word_of(&l) & BRAVO_UNPAID));
+	ck_assert(biased(&l));
 }
 END_TEST
 
@@ -1724,7 +1726,7 @@ static Suite *bravo_suite(void)
 	tcase_add_test(tc, adaptive_policy_counts_a_strike_for_bias_nobody_used);
 	tcase_add_test(tc, adaptive_policy_counts_a_strike_for_bias_with_too_few_fast_reads);
 	tcase_add_test(tc, adaptive_policy_payback_fast_reads_clear_unpaid);
-	tcase_add_test(tc, inline_fast_path_stays_shut_while_bias_is_unpaid);
+	tcase_add_test(tc, inline_fast_path_samples_an_unpaid_bias);
 	tcase_add_test(tc, adaptive_policy_strikes_stop_at_the_maximum);
 	tcase_add_test(tc, adaptive_policy_halves_the_strikes_after_bias_that_paid);
 	tcase_add_test(tc, adaptive_policy_with_s_strikes_enables_bias_on_one_slow_read_in_4_to_the_s);
