@@ -125,9 +125,9 @@
  *    keeps the classic behaviour; one written every few reads stops
  *    flipping.  Every fast reader samples, the inline path's included
  *    (bravo_read_sample_unpaid: nothing once bias is paid -- the recheck
- *    tests UNPAID with the other bits -- a thread-local count while it
- *    is not), so an unpaid bias's fast reads -- most fast
- *    reads at 10% writes -- cost no more than a paid one's.
+ *    tests UNPAID with the other bits -- and a thread-local count while
+ *    it is not), so the fast reads of an unpaid bias, most fast reads at
+ *    10% writes, cost no more than a paid one's.
  *    Strikes only delay enabling: the 1/(N+1) bound holds for both.
  */
 #ifndef LIBBRAVO_BRAVO_H
@@ -535,8 +535,8 @@ enum bravo_read_nowait {
  * policy's 4^s once and enables).  While bias is on, BRAVO_READ_TABLE:
  * the caller takes bravo_read_fast(b, false), which settles out of line
  * what the inline path leaves (the first fast reader since bias came on,
- * which sets USED; a busy slot; the full-path bit), kept apart so that this path makes no call besides
- * the try-lock.  The same rules as the fast path: the try-lock fails
+ * which sets USED; a busy slot; the full-path bit), kept apart so that
+ * this path makes no call besides the try-lock.  The same rules as the fast path: the try-lock fails
  * while the caller write-holds the lock, and a second success by a
  * reader is a second hold.  Relaxed load: it only picks the path; each
  * path re-reads what it relies on.

@@ -404,8 +404,8 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
  * Failing that, rdlock_slow first tries the variant's read that does not
  * wait (variant_read_nowait): BA's read try-lock; under BRAVO the table's
  * path with the settling the inline one leaves out (the first fast reader
- * since bias came on), or while bias is off and this read
- * would not enable it, the try-lock of the lock underneath.  It is
+ * since bias came on), or while bias is off and this read would not
+ * enable it, the try-lock of the lock underneath.  It is
  * recorded without a lookup under the same rules: it fails while the
  * caller holds rw for writing, and succeeds for a reader of rw only as a
  * second hold, which needs no lookup either (a re-entry behind a waiting

@@ -1420,12 +1420,16 @@ static void unpaid_bias(struct bba *l)
 	write_once(l);
 }
 
-/* Adaptive, N = 0 (no window), and bias paid for after `payback` fast reads. */
+/*
+ * Adaptive, N = 0 (no window), and bias paid for after `payback` fast
+ * reads, counted from zero (the count is per thread, across locks).
+ */
 static void adaptive_policy(unsigned payback)
 {
 	bravo_policy = BRAVO_POLICY_ADAPTIVE;
 	bravo_slowdown_n = 0;
 	bravo_payback = payback;
+	bravo_unpaid_reads = 0;
 }
 
 /* Take n fast reads of l, one after another. */
