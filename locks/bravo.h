@@ -536,10 +536,10 @@ enum bravo_read_nowait {
  * the caller takes bravo_read_fast(b, false), which settles out of line
  * what the inline path leaves (the first fast reader since bias came on,
  * which sets USED; a busy slot; the full-path bit), kept apart so that
- * this path makes no call besides the try-lock.  The same rules as the fast path: the try-lock fails
- * while the caller write-holds the lock, and a second success by a
- * reader is a second hold.  Relaxed load: it only picks the path; each
- * path re-reads what it relies on.
+ * this path makes no call besides the try-lock.  The same rules as the
+ * fast path: the try-lock fails while the caller write-holds the lock,
+ * and a second success by a reader is a second hold.  Relaxed load: it
+ * only picks the path; each path re-reads what it relies on.
  */
 BRAVO_INLINE enum bravo_read_nowait bravo_read_nowait(struct bravo *b, void *u,
 						      const struct rw_ops *ops)

@@ -41,8 +41,11 @@ static const char variant_name[] = "bravo-ba";
 #endif
 #define under_ops ba_under_ops /* under_ba.h */
 
-/* under_ops.read_unlock, returning 0: its wake, if any, a tail call. */
-static inline __attribute__((always_inline)) int under_read_unlock_ret(pthread_rwlock_t *rw)
+/*
+ * A hold of the lock underneath (data 0) released inline (variant.h,
+ * VARIANT_READ_UNLOCK_UNDER), returning 0: BA's wake, if any, a tail call.
+ */
+static inline __attribute__((always_inline)) int variant_read_unlock_under(pthread_rwlock_t *rw)
 {
 	return ba_read_unlock((struct ba_lock *)(void *)rw);
 }
@@ -116,15 +119,19 @@ static bool under_read_trylock(void *u)
 	return real_loaded()->tryrdlock(u) == 0;
 }
 
-/* glibc's unlock, returning 0 for a read hold: a tail call for its callers. */
-static inline __attribute__((always_inline)) int under_read_unlock_ret(pthread_rwlock_t *rw)
+/*
+ * A hold of the lock underneath (data 0) released inline (variant.h,
+ * VARIANT_READ_UNLOCK_UNDER): glibc's unlock, which returns 0 for a read
+ * hold, a tail call for its callers.
+ */
+static inline __attribute__((always_inline)) int variant_read_unlock_under(pthread_rwlock_t *rw)
 {
 	return real_loaded()->unlock(rw);
 }
 
 static void under_read_unlock(void *u)
 {
-	under_read_unlock_ret(u);
+	variant_read_unlock_under(u);
 }
 
 static int under_write_lock(void *u, const struct deadline *dl)
@@ -393,13 +400,8 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 	bravo_read_unlock(rw, &under_ops, data);
 }
 
-/* A hold of the lock underneath (data 0) released inline (variant.h). */
+/* variant_read_unlock_under: defined above, by the lock underneath. */
 #define VARIANT_READ_UNLOCK_UNDER 1
-
-static inline __attribute__((always_inline)) int variant_read_unlock_under(pthread_rwlock_t *rw)
-{
-	return under_read_unlock_ret(rw);
-}
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
