@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../locks/ba.h"
 #include "../locks/bravo.h"
 
 #define HANDLE_DESTROYED 0xdeadb7a0u
@@ -47,7 +48,8 @@ _Static_assert(sizeof(pthread_rwlock_t) == 56, "glibc 64-bit pthread_rwlock_t la
 _Static_assert(offsetof(pthread_rwlock_t, __data.__rwelision) == 32 &&
 	       offsetof(pthread_rwlock_t, __data.__pad2) == 40,
 	       "BRAVO token and word: glibc's unused bytes 32..47");
-_Static_assert(offsetof(pthread_rwlock_t, __data.__pad3) >= 16, "BA fits below __pad3");
+_Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
+	       "BA fits before the handle's marker");
 
 static inline bool handle_is_pshared(pthread_rwlock_t *rw)
 {
@@ -89,6 +91,12 @@ static inline void handle_set_writer(pthread_rwlock_t *rw, pid_t id)
 static inline struct bravo *handle_bravo(pthread_rwlock_t *rw)
 {
 	return (struct bravo *)(void *)&rw->__data.__rwelision;
+}
+
+/* The BA lock at offset 0, for BA and BRAVO-BA. */
+static inline struct ba_lock *handle_ba(pthread_rwlock_t *rw)
+{
+	return (struct ba_lock *)(void *)rw;
 }
 
 #endif

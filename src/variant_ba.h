@@ -13,14 +13,6 @@
 
 static const char variant_name[] = "ba";
 
-_Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
-	       "BA fits before the handle's marker");
-
-static inline struct ba_lock *ba_of(pthread_rwlock_t *rw)
-{
-	return (struct ba_lock *)(void *)rw;
-}
-
 static inline void variant_load(void)
 {
 }
@@ -43,12 +35,12 @@ static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 
 static inline int variant_destroy(pthread_rwlock_t *rw)
 {
-	return ba_is_idle(ba_of(rw)) ? 0 : EBUSY;
+	return ba_is_idle(handle_ba(rw)) ? 0 : EBUSY;
 }
 
 static inline bool variant_is_idle(pthread_rwlock_t *rw)
 {
-	return ba_is_idle(ba_of(rw));
+	return ba_is_idle(handle_ba(rw));
 }
 
 /* Holds are interchangeable: one class. */
@@ -67,28 +59,28 @@ static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
 static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	*data = 0;
-	if (handle_writer(rw) != 0 || !ba_read_held(ba_of(rw)))
+	if (handle_writer(rw) != 0 || !ba_read_held(handle_ba(rw)))
 		return false;
-	ba_read_unlock(ba_of(rw));
+	ba_read_unlock(handle_ba(rw));
 	return true;
 }
 
 static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	(void)data;
-	return ba_read_lock(ba_of(rw), dl);
+	return ba_read_lock(handle_ba(rw), dl);
 }
 
 static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	(void)data;
-	return ba_read_trylock(ba_of(rw)) ? 0 : EBUSY;
+	return ba_read_trylock(handle_ba(rw)) ? 0 : EBUSY;
 }
 
 static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;
-	ba_read_unlock(ba_of(rw));
+	ba_read_unlock(handle_ba(rw));
 }
 
 /* Every read hold is data 0: released inline (variant.h). */
@@ -96,7 +88,7 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 
 static inline __attribute__((always_inline)) int variant_read_unlock_under(pthread_rwlock_t *rw)
 {
-	return ba_read_unlock(ba_of(rw));
+	return ba_read_unlock(handle_ba(rw));
 }
 
 /* The slow path's read that does not wait (variant.h): BA's read try-lock. */
@@ -104,12 +96,12 @@ static inline __attribute__((always_inline)) int variant_read_unlock_under(pthre
 
 static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw)
 {
-	return ba_read_trylock(ba_of(rw)) ? READ_NOWAIT_HELD : READ_NOWAIT_MISS;
+	return ba_read_trylock(handle_ba(rw)) ? READ_NOWAIT_HELD : READ_NOWAIT_MISS;
 }
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
-	int r = ba_write_lock(ba_of(rw), dl);
+	int r = ba_write_lock(handle_ba(rw), dl);
 
 	(void)data;
 	if (r == 0)
@@ -120,7 +112,7 @@ static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, cons
 static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	(void)data;
-	if (!ba_write_trylock(ba_of(rw)))
+	if (!ba_write_trylock(handle_ba(rw)))
 		return EBUSY;
 	handle_set_writer(rw, held_self());
 	return 0;
@@ -142,7 +134,7 @@ static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;
 	handle_set_writer(rw, 0);
-	ba_write_unlock(ba_of(rw));
+	ba_write_unlock(handle_ba(rw));
 }
 
 #endif

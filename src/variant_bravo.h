@@ -47,20 +47,17 @@ static const char variant_name[] = "bravo-ba";
  */
 static inline __attribute__((always_inline)) int variant_read_unlock_under(pthread_rwlock_t *rw)
 {
-	return ba_read_unlock((struct ba_lock *)(void *)rw);
+	return ba_read_unlock(handle_ba(rw));
 }
-
-_Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
-	       "BA fits before the handle's marker");
 
 static bool under_idle(pthread_rwlock_t *rw)
 {
-	return ba_is_idle((struct ba_lock *)(void *)rw);
+	return ba_is_idle(handle_ba(rw));
 }
 
 static bool under_read_held(pthread_rwlock_t *rw)
 {
-	return handle_writer(rw) == 0 && ba_read_held((struct ba_lock *)(void *)rw);
+	return handle_writer(rw) == 0 && ba_read_held(handle_ba(rw));
 }
 
 /* BA names no writer: the handle does, as glibc's lock does (handle.h). */
