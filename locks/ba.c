@@ -23,7 +23,10 @@ static _Atomic uint32_t *rin_whalf(struct ba_lock *l)
 #endif
 }
 
-/* Spin while the writer phase wphase is in force; true if it ended. */
+/*
+ * Spin while the writer phase wphase is in force; true if it ended.
+ * Relaxed: the caller re-reads rin with acquire before it enters.
+ */
 static bool ba_spin_phase(struct ba_lock *l, uint64_t wphase)
 {
 	for (unsigned i = 0; i < wait_spin_budget; i++) {
@@ -45,12 +48,14 @@ static bool ba_read_withdraw(struct ba_lock *l, uint64_t wphase)
 {
 	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 
+	/* Relaxed: a withdrawn reader entered nothing, so there is nothing to order. */
 	while ((v & BA_WPHASE) == wphase) {
 		if (atomic_compare_exchange_weak_explicit(&l->rin, &v, v - BA_RINC,
 							  memory_order_relaxed,
 							  memory_order_relaxed))
 			return true;
 	}
+	/* Admitted: the rin just read ends the phase; pair with that writer's leave. */
 	atomic_thread_fence(memory_order_acquire);
 	return false;
 }
@@ -58,12 +63,17 @@ static bool ba_read_withdraw(struct ba_lock *l, uint64_t wphase)
 int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadline *dl)
 {
 	for (;;) {
+		/* Acquire: a changed phase is the writer's leave (release); we enter. */
 		uint64_t v = atomic_load_explicit(&l->rin, memory_order_acquire);
 
 		if ((v & BA_WPHASE) != wphase)
 			return 0;
 		if (ba_spin_phase(l, wphase))
 			continue;
+		/*
+		 * Relaxed: the mark and the leave are RMWs of rin, so the leave
+		 * either sees RPARK (and wakes) or makes this CAS fail.
+		 */
 		if (!(v & BA_RPARK) &&
 		    !atomic_compare_exchange_weak_explicit(&l->rin, &v, v | BA_RPARK,
 							   memory_order_relaxed,
@@ -78,7 +88,11 @@ int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadl
 
 int ba_read_unlock_wake(struct ba_lock *l)
 {
-	/* Only the writer present parks on rout: wake it to re-check its count. */
+	/*
+	 * Only the writer present parks on rout: wake it to re-check its count.
+	 * Relaxed: the departure already released the critical section; the
+	 * writer re-reads rout with acquire when woken.
+	 */
 	atomic_fetch_and_explicit(&l->rout, ~BA_WPARK, memory_order_relaxed);
 	wait_wake(&l->rout, 1);
 	return 0;
@@ -110,6 +124,7 @@ int ba_read_unlock_wake(struct ba_lock *l)
  */
 int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl)
 {
+	/* Relaxed loads of rin here: only the acq_rel CAS below takes the lock. */
 	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 	uint64_t slept = 0;
 	unsigned spins = 0;
@@ -134,6 +149,7 @@ int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *d
 			v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 			continue;
 		}
+		/* Relaxed: ordered before the leaver's bump by the release mark below. */
 		seq = atomic_load_explicit(&l->wseq, memory_order_relaxed);
 		/*
 		 * The CAS even if v shows BA_WSLEEP already: v was read before
@@ -159,11 +175,13 @@ void ba_write_unlock_wake(struct ba_lock *l, uint64_t old)
 	if (old & BA_RPARK)
 		wait_wake(rin_whalf(l), INT_MAX);
 	if (old & BA_WSLEEP) {
+		/* Relaxed: after the sleeper's read of wseq by the leave's acquire. */
 		atomic_fetch_add_explicit(&l->wseq, 1, memory_order_relaxed);
 		wait_wake(&l->wseq, 1);
 	}
 }
 
+/* Acquire: the departed readers' critical sections happen before ours. */
 static bool ba_drained(struct ba_lock *l, uint32_t ticket)
 {
 	return ba_rout_count(atomic_load_explicit(&l->rout, memory_order_acquire)) == ticket;
@@ -176,14 +194,19 @@ int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)
 
 		if (wait_spin(&l->rout, ~BA_WPARK, v))
 			continue;
-		/* Set WPARK, then re-check the count in the value we park on. */
+		/*
+		 * Set WPARK, then re-check the count in the value we park on.
+		 * The mark and each departure are RMWs of rout: a departure
+		 * after the mark sees WPARK and wakes us, one before it is in v.
+		 * Acquire: for a count that is final here (the break below).
+		 */
 		v = atomic_fetch_or_explicit(&l->rout, BA_WPARK, memory_order_acq_rel) | BA_WPARK;
 		if (ba_rout_count(v) == ticket)
 			break;
 		if (wait_park(&l->rout, v, dl) == ETIMEDOUT && !ba_drained(l, ticket))
 			return ETIMEDOUT;
 	}
-	atomic_thread_fence(memory_order_acquire);
+	atomic_thread_fence(memory_order_acquire); /* as ba_drained, for every way out */
 	return 0;
 }
 
@@ -200,6 +223,7 @@ int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
 	return 0;
 }
 
+/* Snapshots: acquire so that a caller that sees the lock idle may reuse it. */
 bool ba_is_idle(struct ba_lock *l)
 {
 	uint64_t in = atomic_load_explicit(&l->rin, memory_order_acquire);

@@ -94,6 +94,7 @@ int cohort_rw_read_lock_slowpath(struct cohort_rw *l, unsigned node, const struc
 	_Atomic uint32_t *ws = &l->central.wstate;
 
 	for (;;) {
+		/* Relaxed: a hint to wait on; cohort_rw_read_enter re-reads it seq_cst. */
 		uint32_t v = atomic_load_explicit(ws, memory_order_relaxed);
 
 		if (!(v & COHORT_WACTIVE)) {
@@ -103,6 +104,11 @@ int cohort_rw_read_lock_slowpath(struct cohort_rw *l, unsigned node, const struc
 		}
 		if (wait_spin(ws, COHORT_WACTIVE, v))
 			continue;
+		/*
+		 * Relaxed: the mark and writer_leave are RMWs of wstate, so the leave
+		 * either sees RPARK (and wakes) or makes this CAS fail; we enter only
+		 * through cohort_rw_read_enter.
+		 */
 		if (!(v & COHORT_RPARK) &&
 		    !atomic_compare_exchange_weak_explicit(ws, &v, v | COHORT_RPARK,
 							   memory_order_relaxed,
@@ -118,7 +124,11 @@ void cohort_rw_read_unlock_wake(struct cohort_rw *l, unsigned node)
 {
 	_Atomic uint32_t *egress = &l->node[node].ri.egress;
 
-	/* Only the writer draining readers parks on egress. */
+	/*
+	 * Only the writer draining readers parks on egress.  Relaxed: the departure
+	 * already released the critical section; the woken writer re-reads egress
+	 * with acquire.
+	 */
 	atomic_fetch_and_explicit(egress, ~COHORT_WPARK, memory_order_relaxed);
 	wait_wake(egress, 1);
 }
@@ -129,7 +139,8 @@ void cohort_rw_read_unlock_wake(struct cohort_rw *l, unsigned node)
  * Take the free local lock seen in *v (withdrawing one registered waiter if
  * waiter is COHORT_LWAITER).  Acquire: pairs with the release of the
  * previous holder's unlock or pass.  On success *v is the old value, whose
- * LGPASS says whether the global lock came along.
+ * LGPASS says whether the global lock came along.  Relaxed on failure: nothing
+ * is taken, and the caller decides again on the fresh *v.
  */
 static bool local_take(struct cohort_local *ln, uint32_t *v, uint32_t waiter)
 {
@@ -147,9 +158,15 @@ static enum cohort_got local_got(uint32_t old)
 /* The deadline passed: withdraw, unless the lock is free, then take it. */
 static enum cohort_got local_withdraw(struct cohort_local *ln)
 {
+	/* Relaxed: a first guess; the CASes below decide. */
 	uint32_t v = atomic_load_explicit(&ln->lstate, memory_order_relaxed);
 
 	for (;;) {
+		/*
+		 * Free: take it (acquire, in local_take).  Locked: withdraw, relaxed
+		 * as we take nothing; the holder's unlock or pass is an RMW of lstate
+		 * too, so it sees us gone or makes this CAS fail and we see it free.
+		 */
 		if (!(v & COHORT_LLOCKED)) {
 			if (local_take(ln, &v, COHORT_LWAITER))
 				return local_got(v);
@@ -163,13 +180,18 @@ static enum cohort_got local_withdraw(struct cohort_local *ln)
 
 static enum cohort_got local_lock(struct cohort_local *ln, const struct deadline *dl)
 {
+	/* Relaxed: a first guess; only local_take's acquire CAS takes the lock. */
 	uint32_t v = atomic_load_explicit(&ln->lstate, memory_order_relaxed);
 
 	while (!(v & COHORT_LLOCKED)) {
 		if (local_take(ln, &v, 0))
 			return local_got(v);
 	}
-	/* Count ourselves first, so that the holder can hand off to us. */
+	/*
+	 * Count ourselves first, so that the holder can hand off to us.  Relaxed:
+	 * this takes nothing; the holder's unlock or pass is an RMW of lstate too,
+	 * so it sees us counted (and wakes or passes to us) or v shows it free.
+	 */
 	v = atomic_fetch_add_explicit(&ln->lstate, COHORT_LWAITER, memory_order_relaxed) +
 	    COHORT_LWAITER;
 	for (;;) {
@@ -186,6 +208,7 @@ static enum cohort_got local_lock(struct cohort_local *ln, const struct deadline
 		if (!wait_spin(&ln->lstate, COHORT_LLOCKED, v) &&
 		    wait_park(&ln->lstate, v, dl) == ETIMEDOUT)
 			return local_withdraw(ln);
+		/* Relaxed: only local_take's acquire CAS takes the lock. */
 		v = atomic_load_explicit(&ln->lstate, memory_order_relaxed);
 	}
 }
@@ -193,6 +216,7 @@ static enum cohort_got local_lock(struct cohort_local *ln, const struct deadline
 /* -1 busy, else GOT_LOCAL or GOT_PASSED. */
 static int local_trylock(struct cohort_local *ln)
 {
+	/* Relaxed: a first guess; local_take's acquire CAS decides. */
 	uint32_t v = atomic_load_explicit(&ln->lstate, memory_order_relaxed);
 
 	while (!(v & COHORT_LLOCKED)) {
@@ -205,6 +229,10 @@ static int local_trylock(struct cohort_local *ln)
 /* Release the local lock alone (the global lock already went its way). */
 static void local_unlock(struct cohort_local *ln)
 {
+	/*
+	 * Release: pairs with local_take's acquire.  An RMW of lstate, so it sees
+	 * every waiter counted before it (and wakes one).
+	 */
 	uint32_t old = atomic_fetch_and_explicit(&ln->lstate, ~COHORT_LLOCKED, memory_order_release);
 
 	if (old >= COHORT_LWAITER)
@@ -218,6 +246,7 @@ static void local_unlock(struct cohort_local *ln)
  */
 static bool local_pass(struct cohort_local *ln)
 {
+	/* Relaxed: a first guess; the CAS decides (on failure, again on the fresh v). */
 	uint32_t v = atomic_load_explicit(&ln->lstate, memory_order_relaxed);
 
 	while (v >= COHORT_LWAITER) {
@@ -237,6 +266,7 @@ static bool local_pass(struct cohort_local *ln)
 /* We own the global lock: a new tenure starts. */
 static void global_tenure_start(struct cohort_rw *l)
 {
+	/* Relaxed: streak is the owner's alone; tenures are ordered by gstate and lstate. */
 	atomic_store_explicit(&l->global.streak, 0, memory_order_relaxed);
 }
 
@@ -244,6 +274,7 @@ static void global_tenure_start(struct cohort_rw *l)
 static int global_withdraw(struct cohort_rw *l, unsigned node)
 {
 	_Atomic uint64_t *gs = &l->global.gstate;
+	/* Acquire: v may show the grant; pairs with the granting release. */
 	uint64_t v = atomic_load_explicit(gs, memory_order_acquire);
 
 	for (;;) {
@@ -251,7 +282,11 @@ static int global_withdraw(struct cohort_rw *l, unsigned node)
 			global_tenure_start(l);
 			return 0;
 		}
-		/* Acquire on failure: v may show the grant we then take. */
+		/*
+		 * Acquire on failure: v may show the grant we then take.  Withdrawing
+		 * needs no order: acquire on success only as C11 wants the failure
+		 * order no stronger.
+		 */
 		if (atomic_compare_exchange_weak_explicit(gs, &v, v & ~COHORT_GWAITING(node),
 							  memory_order_acquire,
 							  memory_order_acquire))
@@ -275,6 +310,10 @@ static int global_wait_grant(struct cohort_rw *l, unsigned node, const struct de
 		}
 		if (wait_spin(gstate_low(l), UINT32_MAX, low))
 			continue;
+		/*
+		 * Relaxed: the mark and global_release are RMWs of gstate, so the
+		 * release either sees GPARK (and wakes) or makes this CAS fail.
+		 */
 		if (!(v & COHORT_GPARK)) {
 			if (!atomic_compare_exchange_weak_explicit(gs, &v, v | COHORT_GPARK,
 								   memory_order_relaxed,
@@ -291,12 +330,19 @@ static int global_wait_grant(struct cohort_rw *l, unsigned node, const struct de
 static int global_lock(struct cohort_rw *l, unsigned node, const struct deadline *dl)
 {
 	_Atomic uint64_t *gs = &l->global.gstate;
+	/* Relaxed: a first guess; the CASes below decide. */
 	uint64_t v = atomic_load_explicit(gs, memory_order_relaxed);
 
+	/*
+	 * Owned: set our waiting bit (the else branch).  Relaxed: it takes nothing
+	 * (global_wait_grant acquires the grant), and global_release is an RMW of
+	 * gstate too, so it sees the bit (and grants to us in turn) or came first
+	 * and this CAS fails.
+	 */
 	for (;;) {
 		/* Free means all zero: a free lock has neither waiters nor GPARK. */
 		if (v == 0) {
-			/* Acquire: pairs with the release that freed it. */
+			/* Acquire: pairs with the release that freed it; failure takes nothing. */
 			if (atomic_compare_exchange_weak_explicit(gs, &v, gowner_of(node),
 								  memory_order_acquire,
 								  memory_order_relaxed)) {
@@ -315,6 +361,7 @@ static bool global_trylock(struct cohort_rw *l, unsigned node)
 {
 	uint64_t v = 0;
 
+	/* Acquire: pairs with the release that freed it; failure takes nothing. */
 	if (!atomic_compare_exchange_strong_explicit(&l->global.gstate, &v, gowner_of(node),
 						     memory_order_acquire, memory_order_relaxed))
 		return false;
@@ -352,6 +399,12 @@ static void writer_leave(struct cohort_rw *l)
 static void global_release(struct cohort_rw *l, unsigned node)
 {
 	_Atomic uint64_t *gs = &l->global.gstate;
+	/*
+	 * Relaxed: a first guess; the CAS decides (on failure, again on the fresh
+	 * v).  Its release pairs with the acquire of the grant (global_wait_grant,
+	 * global_withdraw) or of the free lock (global_lock, global_trylock): our
+	 * critical section and streak accesses happen before the next owner's.
+	 */
 	uint64_t v = atomic_load_explicit(gs, memory_order_relaxed);
 	uint64_t nv;
 	bool readers_let_in = false;
@@ -383,6 +436,10 @@ static void note_handoff(struct cohort_rw *l)
 {
 	struct cohort_global *g = &l->global;
 
+	/*
+	 * Relaxed: both are the holder's alone, ordered from holder to holder by
+	 * lstate's pass (local_take's acquire); handoffs is statistics only.
+	 */
 	atomic_store_explicit(&g->streak,
 			      atomic_load_explicit(&g->streak, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
@@ -424,7 +481,10 @@ static void cohort_mutex_release(struct cohort_rw *l, unsigned node)
 /*
  * Shut readers out (global owner only).  seq_cst, before the drain's
  * seq_cst loads of ingress: the writer's half of the Dekker pair.  If WACTIVE
- * is still set from a grant, nobody can clear it while we own the lock.
+ * is still set from a grant, nobody can clear it while we own the lock, and
+ * the earlier owner's seq_cst setting happens before our drain through
+ * gstate's release/acquire, so the pair holds without an RMW of ours: the
+ * load needs no ordering of its own.
  */
 static void writer_activate(struct cohort_rw *l)
 {
@@ -434,7 +494,10 @@ static void writer_activate(struct cohort_rw *l)
 
 /*
  * Egress first (acquire), then ingress: equal counts mean every reader
- * counted in ingress had left when we read egress.
+ * counted in ingress had left when we read egress.  The acquire also makes
+ * those readers' critical sections happen before ours.  Ingress seq_cst:
+ * after writer_activate, the writer's half of the Dekker pair with
+ * cohort_rw_read_enter (its arrival, then its load of wstate).
  */
 static bool node_drained(struct cohort_indicator *ri)
 {
@@ -450,11 +513,19 @@ static int drain_node(struct cohort_indicator *ri, const struct deadline *dl)
 	int r = 0;
 
 	while (!node_drained(ri)) {
+		/* Relaxed: only the value to spin on; node_drained re-reads with acquire. */
 		uint32_t out = atomic_load_explicit(&ri->egress, memory_order_relaxed);
 
 		if (wait_spin(&ri->egress, ~COHORT_WPARK, out))
 			continue;
-		/* Flag that we sleep, then re-check against the value we park on. */
+		/*
+		 * Flag that we sleep, then re-check against the value we park on.
+		 * The mark is an RMW of egress like the departures, so a later
+		 * departure sees WPARK and wakes us.  Its acquire (part of seq_cst)
+		 * makes the departures in out happen before the ingress re-read and,
+		 * on the break, before our critical section.  The re-read comes after
+		 * node_drained's seq_cst load, which already closed the Dekker pair.
+		 */
 		out = atomic_fetch_or_explicit(&ri->egress, COHORT_WPARK, memory_order_seq_cst) |
 		      COHORT_WPARK;
 		flagged = true;
@@ -466,7 +537,7 @@ static int drain_node(struct cohort_indicator *ri, const struct deadline *dl)
 			break;
 		}
 	}
-	/* Spare departing readers a wake-up call. */
+	/* Spare departing readers a wake-up call.  Relaxed: a hint bit; we acquired above. */
 	if (flagged)
 		atomic_fetch_and_explicit(&ri->egress, ~COHORT_WPARK, memory_order_relaxed);
 	return r;
@@ -532,12 +603,17 @@ void cohort_rw_write_unlock(struct cohort_rw *l, unsigned node)
 {
 	struct cohort_global *g = &l->global;
 
+	/* Relaxed: streak is the cohort-mutex holder's alone, and we hold it. */
 	if (atomic_load_explicit(&g->streak, memory_order_relaxed) < g->handoff_bound &&
 	    local_pass(local_of(l, node)))
 		return;
 	cohort_mutex_release(l, node);
 }
 
+/*
+ * Acquire, as ba_is_idle: a caller that sees the lock idle may reuse the block
+ * (the registry resets it); the last users' releases happen before that.
+ */
 bool cohort_rw_is_idle(struct cohort_rw *l)
 {
 	if (atomic_load_explicit(&l->central.wstate, memory_order_acquire) != 0 ||
