@@ -1,5 +1,5 @@
 # automake fragment, included from Makefile.am
-# ---- figures (issue 4): sweep driver, plots, `make figures` ----
+# ---- figures: sweep driver, plots, `make figures` ----
 # scripts/bench-sweep runs one of the paper's figures as an interleaved sweep
 # (raw and summary CSV), scripts/bench-plot draws it with gnuplot,
 # scripts/make-figures does every figure into results/.

@@ -1,5 +1,5 @@
 # automake fragment, included from Makefile.am
-# ---- the no-harm sweep (issue 13): BRAVO against its underlying lock ----
+# ---- the no-harm sweep: BRAVO against its underlying lock ----
 # scripts/noharm-sweep runs bench/noharm in interleaved A/B rounds
 # (bravo-ba over ba, bravo-pthread over glibc) at every write fraction and
 # writes results/noharm.raw.csv, results/noharm.csv and results/noharm.png.

@@ -4,7 +4,9 @@
  * Every BRAVO_* variable is read with secure_getenv: in a process that
  * gained privileges (AT_SECURE: set-user-ID or set-group-ID, file
  * capabilities) the environment is the unprivileged caller's, so all of
- * them are ignored and the defaults used, silently.
+ * them are ignored and the defaults used, silently.  Otherwise a malformed
+ * value, and a BRAVO_* name that is none of libbravo's (a misspelling),
+ * get one line on stderr each; the defaults stand.
  */
 #include "config.h"
 
@@ -14,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "../locks/bravo.h"
@@ -60,6 +64,29 @@ static void env_uint(const char *name, unsigned long min, unsigned long max,
 	env_uint_desc(name, min, max, pow2, out, NULL);
 }
 
+/*
+ * A switch: 1 or 0, or yes/no, true/false, on/off in any case; on error,
+ * say so and keep *out.
+ */
+static void env_flag(const char *name, unsigned long *out)
+{
+	static const char *const words[][2] = {
+		{ "0", "1" }, { "no", "yes" }, { "false", "true" }, { "off", "on" },
+	};
+	const char *s = secure_getenv(name);
+
+	if (!s)
+		return;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		for (unsigned long v = 0; v < 2; v++)
+			if (strcasecmp(s, words[i][v]) == 0) {
+				*out = v;
+				return;
+			}
+	libbravo_message("ignoring %s=\"%s\" (want 1 or 0, yes or no, true or false, on or off); "
+			 "using %lu", name, s, *out);
+}
+
 /* One of two words (first: index 0); on error, say so and keep *out. */
 static void env_choice(const char *name, const char *const choice[2], unsigned *out)
 {
@@ -78,6 +105,89 @@ static void env_choice(const char *name, const char *const choice[2], unsigned *
 
 static const char *const layout_names[2] = { "2d", "1d" };        /* enum vr_layout */
 static const char *const policy_names[2] = { "adaptive", "classic" }; /* enum bravo_policy */
+
+/*
+ * Every BRAVO_* name libbravo reads (config_read), and those its tools set
+ * for the programs they run (bravo-run(1): BRAVO_LIBDIR, BRAVO_COMPARE_*).
+ */
+static const char *const known_names[] = {
+	"BRAVO_N", "BRAVO_TABLE_SIZE", "BRAVO_TABLE", "BRAVO_POLICY", "BRAVO_PAYBACK",
+	"BRAVO_SPIN", "BRAVO_VERBOSE", "BRAVO_STATS", "BRAVO_STATS_FILE", "BRAVO_CHECK",
+	"BRAVO_COHORT_NODES", "BRAVO_COHORT_HANDOFF",
+	"BRAVO_LIBDIR", "BRAVO_COMPARE_LOCK", "BRAVO_COMPARE_ROUND", "BRAVO_COMPARE_RUN",
+};
+
+#define NAME_MAX_CHECKED 64
+
+/* Edit distance of a[0..n) and b (short names: NAME_MAX_CHECKED). */
+static unsigned edit_distance(const char *a, size_t n, const char *b)
+{
+	unsigned row[NAME_MAX_CHECKED + 1];
+	size_t m = strlen(b);
+
+	for (size_t j = 0; j <= m; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= n; i++) {
+		unsigned diag = row[0];
+
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= m; j++) {
+			unsigned up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[m];
+}
+
+/* The known name within 2 edits of name[0..n), or NULL. */
+static const char *nearest_known(const char *name, size_t n)
+{
+	const char *best = NULL;
+	unsigned best_d = 3;
+
+	for (size_t k = 0; k < sizeof(known_names) / sizeof(known_names[0]); k++) {
+		unsigned d = edit_distance(name, n, known_names[k]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = known_names[k];
+		}
+	}
+	return best;
+}
+
+/* Say which BRAVO_* variables are not libbravo's (at most 4 lines). */
+static void warn_unknown_names(void)
+{
+	extern char **environ;
+	unsigned said = 0;
+
+	if (getauxval(AT_SECURE) || !environ)
+		return;
+	for (char **e = environ; *e && said < 4; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+		const char *near;
+		bool known = false;
+
+		if (strncmp(*e, "BRAVO_", 6) != 0)
+			continue;
+		for (size_t k = 0; k < sizeof(known_names) / sizeof(known_names[0]) && !known; k++)
+			known = strlen(known_names[k]) == n && memcmp(*e, known_names[k], n) == 0;
+		if (known)
+			continue;
+		near = n <= NAME_MAX_CHECKED ? nearest_known(*e, n) : NULL;
+		libbravo_message("ignoring %.*s: not a libbravo setting%s%s%s", (int)(n < 80 ? n : 80),
+				 *e, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+		said++;
+	}
+}
 
 const char *config_table_name(void)
 {
@@ -130,11 +240,12 @@ static void config_read(void)
 	env_choice("BRAVO_POLICY", policy_names, &policy);
 	env_uint("BRAVO_PAYBACK", 1, 1000000, false, &payback);
 	env_uint("BRAVO_SPIN", 0, 1000000, false, &spin);
-	env_uint("BRAVO_VERBOSE", 0, 1, false, &verbose);
-	env_uint("BRAVO_STATS", 0, 1, false, &stats);
-	env_uint("BRAVO_CHECK", 0, 1, false, &check);
+	env_flag("BRAVO_VERBOSE", &verbose);
+	env_flag("BRAVO_STATS", &stats);
+	env_flag("BRAVO_CHECK", &check);
 	env_uint_desc("BRAVO_COHORT_NODES", 1, 1024, false, &nodes, "the machine's NUMA nodes");
 	env_uint("BRAVO_COHORT_HANDOFF", 1, 1000000, false, &handoff);
+	warn_unknown_names();
 	config.slowdown_n = (unsigned)n;
 	config.table_slots = (uint32_t)slots;
 	config.spin = (unsigned)spin;

@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "../locks/ba.h"
@@ -50,6 +51,21 @@ _Static_assert(offsetof(pthread_rwlock_t, __data.__rwelision) == 32 &&
 	       "BRAVO token and word: glibc's unused bytes 32..47");
 _Static_assert(sizeof(struct ba_lock) <= offsetof(pthread_rwlock_t, __data.__pad3),
 	       "BA fits before the handle's marker");
+
+/*
+ * A fresh, unlocked, private lock of attr's kind (NULL: the default): all
+ * bytes 0, as PTHREAD_RWLOCK_INITIALIZER, but the kind, which the program
+ * may read back.  Every variant's init but BRAVO-pthread's (glibc's own).
+ */
+static inline void handle_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
+{
+	int kind = PTHREAD_RWLOCK_DEFAULT_NP;
+
+	if (attr)
+		pthread_rwlockattr_getkind_np(attr, &kind);
+	memset(rw, 0, sizeof(*rw));
+	rw->__data.__flags = (unsigned)kind;
+}
 
 static inline bool handle_is_pshared(pthread_rwlock_t *rw)
 {

@@ -19,8 +19,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
-#include <string.h>
 
+#include "handle.h"
 #include "registry.h"
 
 _Static_assert(offsetof(pthread_rwlock_t, __data.__rwelision) == 32 &&
@@ -73,17 +73,6 @@ static inline void *handle_block(pthread_rwlock_t *rw, size_t size, block_reset_
 static inline void *handle_held_block(pthread_rwlock_t *rw)
 {
 	return handle_sealed_block(rw);
-}
-
-/* init: a private lock of the given kind, its block (if any) reused lazily. */
-static inline void handle_heap_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
-{
-	int kind = PTHREAD_RWLOCK_DEFAULT_NP;
-
-	if (attr)
-		pthread_rwlockattr_getkind_np(attr, &kind);
-	memset(rw, 0, sizeof(*rw));
-	rw->__data.__flags = (unsigned)kind;
 }
 
 #endif

@@ -91,7 +91,7 @@ static void libbravo_load_once(void)
 	real_resolve();
 	config_load();
 	if (config.stats)
-		stats_start(variant_name, config.stats_file);
+		stats_start(variant_name, config.stats_file, variant_has_bias);
 	handoff_atfork();
 	held_init();
 	variant_load();
@@ -151,7 +151,7 @@ static void report(const char *call, const void *rw, const char *what, const voi
 static int misuse(int err, const char *call, const void *rw, const char *what, const void *caller)
 {
 	report(call, rw, what, caller);
-	return stat_error(err);
+	return stats_error(err);
 }
 
 /* ---- the algorithm, for private locks ---- */
@@ -279,7 +279,7 @@ static int held_check(struct held *h, enum held_mode mode, bool try)
 	if (h->reentries == UINT32_MAX - 1)
 		return EAGAIN;
 	h->reentries++;
-	stat_add(STAT_READ_REENTRIES, 1);
+	stats_add(STAT_READ_REENTRIES, 1);
 	return 0;
 }
 
@@ -296,12 +296,12 @@ rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
 	int r;
 
 	if (null_ptr(rw))
-		return stat_error(EINVAL);
+		return stats_error(EINVAL);
 	if (dl && !deadline_valid(dl))
-		return stat_error(EINVAL);
+		return stats_error(EINVAL);
 	ensure_loaded();
 	if (handle_is_pshared(rw))
-		return stat_error(pshared_acquire(rw, mode, try, dl));
+		return stats_error(pshared_acquire(rw, mode, try, dl));
 	if (config.strict && handle_is_destroyed(rw))
 		return misuse(EINVAL, mode == HELD_READ ? "pthread_rwlock_rdlock" : "pthread_rwlock_wrlock",
 			      rw, "the lock was destroyed", caller);
@@ -309,9 +309,9 @@ rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
 	if (h && handoff_any() && held_handed_off(rw, h))
 		h = NULL;
 	if (h)
-		return stat_error(held_check(h, mode, try));
+		return stats_error(held_check(h, mode, try));
 	if (write_held_by_self(rw, false))
-		return stat_error(try ? EBUSY : EDEADLK);
+		return stats_error(try ? EBUSY : EDEADLK);
 	if (try || (dl && dl->abstime)) {
 		r = algo_trylock(rw, mode, &data);
 		if (r == 0 || try)
@@ -324,12 +324,12 @@ rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
 	r = algo_lock(rw, mode, &data, dl);
 out:
 	if (r)
-		return stat_error(r);
+		return stats_error(r);
 	if ((mode == HELD_READ || WRITE_HOLDS_LISTED) && !held_push(rw, mode, data)) {
 		algo_unlock(rw, mode, data);
-		return stat_error(EAGAIN);
+		return stats_error(EAGAIN);
 	}
-	stat_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
+	stats_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
 	return 0;
 }
 
@@ -363,7 +363,7 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 	const char *why = NULL;
 
 	if (null_ptr(rw))
-		return stat_error(EINVAL);
+		return stats_error(EINVAL);
 	if (handle_is_pshared(rw))
 		return real()->destroy(rw);
 	if (!config.strict)
@@ -732,7 +732,7 @@ static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 	uintptr_t data;
 
 	if (null_ptr(rw))
-		return stat_error(EINVAL);
+		return stats_error(EINVAL);
 	if (handle_is_pshared(rw))
 		return real()->unlock(rw);
 	h = held_find(rw);

@@ -33,9 +33,10 @@ static struct stats_block *stats_live;     /* under stats_mutex */
 static uint64_t stats_done[STAT_COUNT];    /* exited threads; under stats_mutex */
 static pthread_key_t stats_key;
 static const char *stats_variant = "?";
+static bool stats_bias;                    /* print the BRAVO counters */
 static char stats_path[PATH_MAX];
 
-static const char *const stat_names[STAT_COUNT] = {
+static const char *const stats_names[STAT_COUNT] = {
 	[STAT_READS] = "reads",
 	[STAT_READ_FAST] = "read_fast",
 	[STAT_SLOW_BIAS_OFF] = "read_slow_bias_off",
@@ -62,6 +63,13 @@ static const char *const stat_names[STAT_COUNT] = {
 	[STAT_ERR_ETIMEDOUT] = "errors_etimedout",
 	[STAT_ERR_EAGAIN] = "errors_eagain",
 };
+
+/* The counters that only BRAVO's fast path and revocations move. */
+static bool is_bias_counter(int i)
+{
+	return (i >= STAT_READ_FAST && i <= STAT_SLOW_LOST_RACE) ||
+	       (i >= STAT_REVOCATIONS && i <= STAT_POLICY_PAID);
+}
 
 static void merge(uint64_t *into, const uint64_t *from, bool atomic_from)
 {
@@ -110,7 +118,7 @@ static struct stats_block *stats_self(void)
 	return b;
 }
 
-void stat_add_slow(enum stat_counter s, uint64_t n)
+void stats_add_slow(enum stats_counter s, uint64_t n)
 {
 	struct stats_block *b = stats_self();
 	uint64_t v = b->v[s];
@@ -122,36 +130,36 @@ void stat_add_slow(enum stat_counter s, uint64_t n)
 	__atomic_store_n(&b->v[s], v, __ATOMIC_RELAXED);
 }
 
-int stat_error_slow(int err)
+int stats_error_slow(int err)
 {
 	switch (err) {
-	case EDEADLK: stat_add_slow(STAT_ERR_EDEADLK, 1); break;
-	case EBUSY: stat_add_slow(STAT_ERR_EBUSY, 1); break;
-	case EPERM: stat_add_slow(STAT_ERR_EPERM, 1); break;
-	case EINVAL: stat_add_slow(STAT_ERR_EINVAL, 1); break;
-	case ETIMEDOUT: stat_add_slow(STAT_ERR_ETIMEDOUT, 1); break;
-	case EAGAIN: stat_add_slow(STAT_ERR_EAGAIN, 1); break;
+	case EDEADLK: stats_add_slow(STAT_ERR_EDEADLK, 1); break;
+	case EBUSY: stats_add_slow(STAT_ERR_EBUSY, 1); break;
+	case EPERM: stats_add_slow(STAT_ERR_EPERM, 1); break;
+	case EINVAL: stats_add_slow(STAT_ERR_EINVAL, 1); break;
+	case ETIMEDOUT: stats_add_slow(STAT_ERR_ETIMEDOUT, 1); break;
+	case EAGAIN: stats_add_slow(STAT_ERR_EAGAIN, 1); break;
 	}
 	return err;
 }
 
 static void on_waited(uint64_t ns)
 {
-	stat_add_slow(STAT_WAIT_NS, ns);
-	stat_add_slow(STAT_WAITS, 1);
+	stats_add_slow(STAT_WAIT_NS, ns);
+	stats_add_slow(STAT_WAITS, 1);
 }
 
 static void on_revoked(uint64_t ns)
 {
-	stat_add_slow(STAT_REVOCATIONS, 1);
-	stat_add_slow(STAT_REVOCATION_NS, ns);
-	stat_add_slow(STAT_REVOCATION_MAX_NS, ns);
-	stat_add_slow(STAT_REVOCATION_HIST + rev_hist_bucket(ns), 1);
+	stats_add_slow(STAT_REVOCATIONS, 1);
+	stats_add_slow(STAT_REVOCATION_NS, ns);
+	stats_add_slow(STAT_REVOCATION_MAX_NS, ns);
+	stats_add_slow(STAT_REVOCATION_HIST + rev_hist_bucket(ns), 1);
 }
 
 static void on_counted(enum lock_event ev, uint64_t n)
 {
-	static const enum stat_counter of[LOCK_EV_KINDS] = {
+	static const enum stats_counter of[LOCK_EV_KINDS] = {
 		[LOCK_EV_BIAS_ENABLED] = STAT_BIAS_ENABLED,
 		[LOCK_EV_REVOKE_NO_SCAN] = STAT_REVOCATION_NO_SCAN,
 		[LOCK_EV_SLOTS_SCANNED] = STAT_SLOTS_SCANNED,
@@ -160,7 +168,7 @@ static void on_counted(enum lock_event ev, uint64_t n)
 	};
 
 	if ((unsigned)ev < LOCK_EV_KINDS)
-		stat_add_slow(of[ev], n);
+		stats_add_slow(of[ev], n);
 }
 
 /*
@@ -234,7 +242,9 @@ static void stats_report(void)
 		     "libbravo.variant=%s\nlibbravo.pid=%ld\n",
 		     stats_variant, (long)getpid(), stats_variant, (long)getpid());
 	for (int i = 0; i < STAT_REVOCATION_HIST && n < (int)sizeof(buf); i++) {
-		n += snprintf(buf + n, sizeof(buf) - n, "libbravo.%s=%llu\n", stat_names[i],
+		if (!stats_bias && is_bias_counter(i))
+			continue;
+		n += snprintf(buf + n, sizeof(buf) - n, "libbravo.%s=%llu\n", stats_names[i],
 			      (unsigned long long)t[i]);
 		if (i == STAT_READ_FAST && n < (int)sizeof(buf))
 			n += snprintf(buf + n, sizeof(buf) - n,
@@ -277,11 +287,12 @@ static void stats_after_fork_in_child(void)
 	pthread_mutex_init(&stats_mutex, NULL);
 }
 
-void stats_start(const char *variant, const char *path)
+void stats_start(const char *variant, const char *path, bool bias)
 {
 	int saved_errno = errno;
 
 	stats_variant = variant;
+	stats_bias = bias;
 	if (path) {
 		size_t len = strlen(path);
 

@@ -17,7 +17,12 @@
 /* Buckets of the revocation-time histogram (rev_hist_bucket below). */
 #define REV_HIST_BUCKETS 304
 
-enum stat_counter {
+/*
+ * Counters only BRAVO's paths move come in two runs, STAT_READ_FAST ..
+ * STAT_SLOW_LOST_RACE and STAT_REVOCATIONS .. STAT_POLICY_PAID: stats.c
+ * leaves them out of other variants' reports.
+ */
+enum stats_counter {
 	STAT_READS,             /* read acquisitions (not re-entries) */
 	STAT_READ_FAST,         /* ... through the visible readers table */
 	STAT_SLOW_BIAS_OFF,     /* BRAVO slow reads, by cause (bravo.h) */
@@ -81,21 +86,21 @@ static inline uint64_t rev_hist_middle(unsigned i)
 
 extern bool stats_on LIBBRAVO_HIDDEN;
 
-void stat_add_slow(enum stat_counter s, uint64_t n);
+void stats_add_slow(enum stats_counter s, uint64_t n);
 
-static inline void stat_add(enum stat_counter s, uint64_t n)
+static inline void stats_add(enum stats_counter s, uint64_t n)
 {
 	if (__builtin_expect(stats_on, 0))
-		stat_add_slow(s, n);
+		stats_add_slow(s, n);
 }
 
 /* Count an error return (0 is not counted); returns err. */
-int stat_error_slow(int err);
+int stats_error_slow(int err);
 
-static inline int stat_error(int err)
+static inline int stats_error(int err)
 {
 	if (__builtin_expect(stats_on, 0) && err)
-		return stat_error_slow(err);
+		return stats_error_slow(err);
 	return err;
 }
 
@@ -107,7 +112,12 @@ static inline int stat_error(int err)
  * is still the file it was at load (message.h).  Neither raises SIGPIPE nor
  * changes errno.
  */
-void stats_start(const char *variant, const char *path);
+/*
+ * bias: the variant has BRAVO's fast path; without it the BRAVO counters
+ * (fast reads, slow reads by cause, revocations, bias and policy) are
+ * always 0 and are not printed.
+ */
+void stats_start(const char *variant, const char *path, bool bias);
 
 /* The totals so far (all threads), for tests. */
 void stats_totals(uint64_t out[STAT_COUNT]);

@@ -162,7 +162,11 @@ enum write_fast { WRITE_FAST_MISS, WRITE_FAST_HELD, WRITE_FAST_REVOKE };
 #error "no lock variant selected (-DLIBBRAVO_VARIANT_...)"
 #endif
 
-#ifndef VARIANT_READ_FAST
+#ifdef VARIANT_READ_FAST
+static const bool variant_has_bias = true; /* BRAVO: its counters are printed */
+#else
+static const bool variant_has_bias = false;
+
 /* No read fast path: every read takes rwlock.c's full path. */
 static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
 {

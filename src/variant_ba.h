@@ -1,5 +1,5 @@
 /*
- * variant_ba.c - the BA variant: the phase-fair lock inline in the handle.
+ * variant_ba.h - the BA variant: the phase-fair lock inline in the handle.
  * Phase-fair whatever kind the program asks for.
  */
 #ifndef LIBBRAVO_VARIANT_BA_H
@@ -24,12 +24,7 @@ static inline const char *variant_detail(void)
 
 static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
-	int kind = PTHREAD_RWLOCK_DEFAULT_NP;
-
-	if (attr)
-		pthread_rwlockattr_getkind_np(attr, &kind);
-	memset(rw, 0, sizeof(*rw));
-	rw->__data.__flags = (unsigned)kind; /* kept for the program's sake only */
+	handle_init(rw, attr); /* the kind kept for the program's sake only */
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * variant_bravo.c - BRAVO-BA and BRAVO-pthread: the generic BRAVO wrapper
+ * variant_bravo.h - BRAVO-BA and BRAVO-pthread: the generic BRAVO wrapper
  * (locks/bravo.h) over an underlying lock chosen at build time.
  *
  *   LIBBRAVO_UNDER_BA       BA inline at offset 0 of the handle
@@ -87,12 +87,7 @@ static bool writer_pref(pthread_rwlock_t *rw)
 
 static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
-	int kind = PTHREAD_RWLOCK_DEFAULT_NP;
-
-	if (attr)
-		pthread_rwlockattr_getkind_np(attr, &kind);
-	memset(rw, 0, sizeof(*rw));
-	rw->__data.__flags = (unsigned)kind;
+	handle_init(rw, attr);
 	return 0;
 }
 
@@ -360,7 +355,7 @@ static inline bool variant_read_settle(pthread_rwlock_t *rw, uintptr_t *data)
 /* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */
 static void count_read(pthread_rwlock_t *rw, uintptr_t slot, uint64_t seen)
 {
-	stat_add_slow(slot ? STAT_READ_FAST
+	stats_add_slow(slot ? STAT_READ_FAST
 			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(handle_bravo(rw), seen), 1);
 }
 

@@ -1,5 +1,5 @@
 /*
- * variant_cohort.c - the Cohort-RW variant: C-RW-WP (locks/cohort.h) in a
+ * variant_cohort.h - the Cohort-RW variant: C-RW-WP (locks/cohort.h) in a
  * heap block, one reader indicator and one local writer lock per NUMA node.
  * The per-acquisition word is the caller's node, computed once when it
  * locks: a reader that migrated still releases the indicator it raised, a
@@ -87,7 +87,7 @@ static inline const char *variant_detail(void)
 
 static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
-	handle_heap_init(rw, attr);
+	handle_init(rw, attr);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * variant_percpu.c - the Per-CPU variant: one BA sub-lock per online CPU
+ * variant_percpu.h - the Per-CPU variant: one BA sub-lock per online CPU
  * (locks/percpu.h) in a heap block.  A reader's per-acquisition word is the
  * sub-lock index it took, so it releases that one after a migration.
  *
@@ -66,7 +66,7 @@ static inline const char *variant_detail(void)
 
 static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
-	handle_heap_init(rw, attr); /* phase-fair whatever the kind */
+	handle_init(rw, attr); /* phase-fair whatever the kind */
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * dropin_test.c - does a program see glibc's rwlock behaviour? (issue 12)
+ * dropin_test.c - does a program see glibc's rwlock behaviour?
  *
  * An ordinary pthread program: it knows nothing of libbravo.  Each check is
  * a function named after a behaviour glibc 2.36 has and that an unmodified

@@ -29,7 +29,7 @@ static void expect(int got, int want)
 		failures++;
 }
 
-/* unlock of a lock the caller does not hold: EPERM, or 0 as glibc (issue 12). */
+/* unlock of a lock the caller does not hold: EPERM, or 0 as glibc. */
 static void expect_unheld_unlock(int got)
 {
 	if (got != 0 && got != EPERM)

@@ -70,7 +70,7 @@ for target in secret link; do
 	[ "$(cat "$tmp/secret")" = secret ] || { bad "a set-user-ID program appended to a mode-600 file through BRAVO_STATS_FILE=$target"; printf 'secret\n' >"$tmp/secret"; }
 	[ -s "$tmp/err" ] && bad "BRAVO_STATS_FILE=$target: stderr: $(cat "$tmp/err")"
 done
-as_nobody BRAVO_STATS=1 BRAVO_VERBOSE=1 BRAVO_N=abc BRAVO_TABLE_SIZE=7 BRAVO_CHECK=2 ||
+as_nobody BRAVO_STATS=1 BRAVO_VERBOSE=1 BRAVO_N=abc BRAVO_TABLE_SIZE=7 BRAVO_CHECK=2 BRAVO_STAT=1 ||
 	bad "exit $? with BRAVO_STATS/VERBOSE and malformed settings"
 [ -s "$tmp/err" ] && bad "a set-user-ID program printed libbravo text for its caller's BRAVO_*: $(cat "$tmp/err")"
 

@@ -13,22 +13,25 @@ bad() { echo "stats_check: $*"; fail=1; }
 # The exact counts, to a file: in the default mode (the two unlocks of free
 # locks return 0, as glibc's do: no error) and in strict mode (BRAVO_CHECK=1:
 # EPERM each, counted, and one line each on stderr).
+# The BRAVO counters (fast and slow reads by cause, revocations) only under
+# the BRAVO variants; the others never move them and do not print them.
 case $variant in
-bravo-*) fast=999 slow=2 off=2 revocations=2 ;;
-*) fast=0 slow=1001 off=0 revocations=0 ;;
+bravo-*) bias="read_fast=999 read_slow=2 read_slow_bias_off=2 read_slow_inhibited=0 \
+	read_slow_collision=0 read_slow_lost_race=0 read_slow_writer_waiting=0 revocations=2" ;;
+*) bias= ;;
 esac
 for mode in default strict; do
 	if [ $mode = strict ]; then check=1 eperm=2; else check=0 eperm=0; fi
 	BRAVO_CHECK=$check BRAVO_STATS_FILE="$tmp/stats" LD_PRELOAD="$lib" "$prog" 2>"$tmp/err" ||
 		bad "$mode mode: stats_test failed: $(cat "$tmp/err")"
-	for kv in variant=$variant reads=1001 read_fast=$fast read_slow=$slow read_slow_bias_off=$off \
-		read_slow_inhibited=0 read_slow_collision=0 read_slow_lost_race=0 \
-		read_slow_writer_waiting=0 writes=2 read_reentries=3 revocations=$revocations \
+	for kv in variant=$variant reads=1001 $bias writes=2 read_reentries=3 \
 		errors_eperm=$eperm errors_ebusy=1 errors_edeadlk=1 errors_einval=1 errors_etimedout=0 \
 		errors_eagain=0 waits=0; do
 		grep -qx "libbravo.$kv" "$tmp/stats" 2>/dev/null ||
 			bad "$mode mode: want libbravo.$kv, got: $(grep "^libbravo.${kv%%=*}=" "$tmp/stats" 2>/dev/null)"
 	done
+	[ -z "$bias" ] && grep -E '^libbravo\.(read_fast|read_slow|revocation|slots_scanned|bias_enabled|policy_)' \
+		"$tmp/stats" >"$tmp/extra" && bad "$mode mode: BRAVO counters under $variant: $(cat "$tmp/extra")"
 	if [ $mode = default ]; then
 		[ -s "$tmp/err" ] && bad "unexpected stderr with BRAVO_STATS_FILE: $(cat "$tmp/err")"
 	else
@@ -47,7 +50,7 @@ LD_PRELOAD="$lib" "$prog" 2>"$tmp/err0" || bad "stats_test failed without statis
 # A malformed value: one line naming the variable and the default; the
 # program still runs, with the default.
 for setting in BRAVO_N=abc BRAVO_N=-1 BRAVO_TABLE_SIZE=1000 BRAVO_TABLE_SIZE=1024 \
-	BRAVO_SPIN=12x BRAVO_VERBOSE=2 BRAVO_STATS=yes BRAVO_COHORT_NODES=0 \
+	BRAVO_SPIN=12x BRAVO_VERBOSE=2 BRAVO_STATS=maybe BRAVO_CHECK=-1 BRAVO_COHORT_NODES=0 \
 	BRAVO_COHORT_HANDOFF=many; do
 	name=${setting%%=*}
 	env "$setting" LD_PRELOAD="$lib" "$prog" 2>"$tmp/errm" || bad "$setting: the program failed"
@@ -60,5 +63,30 @@ BRAVO_N=abc BRAVO_VERBOSE=1 LD_PRELOAD="$lib" "$prog" 2>"$tmp/errn"
 case $variant in
 bravo-*) grep -q "slowdown_n=9" "$tmp/errn" || bad "BRAVO_N=abc: start-up line does not show slowdown_n=9: $(cat "$tmp/errn")" ;;
 esac
-[ $fail -eq 0 ] && echo "stats_check: $variant: exact counts, stderr/file/off, and malformed settings all as specified"
+
+# A switch takes 1/0, yes/no, true/false, on/off in any case.
+for on in 1 yes YES true On; do
+	BRAVO_STATS=$on LD_PRELOAD="$lib" "$prog" 2>"$tmp/errs" || bad "BRAVO_STATS=$on: the program failed"
+	grep -qx "libbravo.reads=1001" "$tmp/errs" || bad "BRAVO_STATS=$on: no report: $(cat "$tmp/errs")"
+done
+for off in 0 no False OFF; do
+	BRAVO_STATS=$off LD_PRELOAD="$lib" "$prog" 2>"$tmp/errs" || bad "BRAVO_STATS=$off: the program failed"
+	[ -s "$tmp/errs" ] && bad "BRAVO_STATS=$off: stderr says: $(cat "$tmp/errs")"
+done
+
+# A BRAVO_* name that is not libbravo's: one line naming it (and the
+# setting it is nearest to, if any), and the defaults; the names its tools
+# set (BRAVO_LIBDIR, BRAVO_COMPARE_*) are quiet.
+unknown() { # unknown SETTING WANT
+	env "$1" LD_PRELOAD="$lib" "$prog" 2>"$tmp/erru" || bad "$1: the program failed"
+	[ "$(cat "$tmp/erru")" = "$2" ] || bad "$1: want '$2' on stderr, got: $(cat "$tmp/erru")"
+}
+unknown BRAVO_STAT=1 "libbravo: ignoring BRAVO_STAT: not a libbravo setting (did you mean BRAVO_STATS?)"
+unknown BRAVO_TABLESIZE=1024 "libbravo: ignoring BRAVO_TABLESIZE: not a libbravo setting (did you mean BRAVO_TABLE_SIZE?)"
+unknown BRAVO_HOME=/opt "libbravo: ignoring BRAVO_HOME: not a libbravo setting"
+for tool in BRAVO_LIBDIR=/usr/lib BRAVO_COMPARE_LOCK=glibc BRAVO_COMPARE_ROUND=1 BRAVO_COMPARE_RUN=1; do
+	unknown "$tool" ""
+done
+
+[ $fail -eq 0 ] && echo "stats_check: $variant: exact counts, stderr/file/off, switches, malformed settings and unknown names all as specified"
 exit $fail

@@ -1,4 +1,4 @@
-# automake fragment for tests/torture (issue 6: torture and misuse), included
+# automake fragment for tests/torture (torture and misuse programs), included
 # at the end of Makefile.am.
 #
 # Ordinary pthread programs (they know nothing of libbravo), run under
