@@ -227,9 +227,18 @@ rdb_median_min_max() {
 		}'
 }
 
+# rdb_gp_quote TEXT: TEXT as a gnuplot single-quoted string, which gnuplot
+# takes literally (no backquote substitution in one): each ' doubled, and
+# control characters dropped (a newline would end the gnuplot command).
+rdb_gp_quote() {
+	local q="'" t=${1//[[:cntrl:]]/}
+	printf "'%s'" "${t//$q/$q$q}"
+}
+
 # rdb_plot PNG TITLE YLABEL SERIES...: each SERIES is "LABEL=FILE", FILE
 # holding "threads value" lines; one line per series.  Needs gnuplot; without
-# it, says so and returns 0 (the CSV is the result).
+# it, says so and returns 0 (the CSV is the result).  Every string reaches
+# gnuplot through rdb_gp_quote: a crafted CSV (--summarize-only) runs nothing.
 rdb_plot() {
 	local png=$1 title=$2 ylabel=$3 s sep= cmd
 	shift 3
@@ -237,13 +246,14 @@ rdb_plot() {
 		rdb_note "gnuplot not found (Debian: gnuplot-nox): no figure $png"
 		return 0
 	fi
-	cmd="set terminal pngcairo size 900,600 noenhanced; set output '$png';"
-	cmd="$cmd set title '$title'; set xlabel 'threads'; set ylabel '$ylabel';"
+	cmd="set terminal pngcairo size 900,600 noenhanced; set output $(rdb_gp_quote "$png");"
+	cmd="$cmd set title $(rdb_gp_quote "$title"); set xlabel 'threads';"
+	cmd="$cmd set ylabel $(rdb_gp_quote "$ylabel");"
 	cmd="$cmd set key outside right; set grid; set yrange [0:*]; set xtics 1;"
 	cmd="$cmd set format y '%.1s%c';"
 	cmd="$cmd plot"
 	for s in "$@"; do
-		cmd="$cmd$sep '${s#*=}' using 1:2 with linespoints title '${s%%=*}'"
+		cmd="$cmd$sep $(rdb_gp_quote "${s#*=}") using 1:2 with linespoints title $(rdb_gp_quote "${s%%=*}")"
 		sep=,
 	done
 	gnuplot -e "$cmd" 2>"$rdb_tmp/gnuplot.err" ||

@@ -3,9 +3,12 @@
 #
 # The subject is tests/compare/ab_probe, whose figure depends only on
 # whose pthread_rwlock_rdlock it got and on its run number (see
-# ab_probe.c): every verdict below is certain, and no check depends on a
-# timing.  Prints PASS/FAIL per check and "N passed, N failed"; exits 1 if
-# any check failed.
+# ab_probe.c): every verdict below is certain, and no verdict depends on a
+# timing (the fixed-duration rule is checked on made-up runs; the check
+# that no note comes when wall times differ times sleeps of 0.6 s against
+# 0.2 s, a margin no load closes).
+# Prints PASS/FAIL per check and "N passed, N failed"; exits 1 if any
+# check failed.
 set -u
 
 build=$(cd "${1:-.}" && pwd) || exit 1
@@ -84,6 +87,24 @@ usage_error usage-lock-twice "a lock named twice" --locks ba,ba -- "$probe" fast
 usage_error usage-alpha "--alpha 1" --alpha 1 -- "$probe" faster "$tmp/counter"
 usage_error usage-direction-without-metric "--higher-is-better without --metric" \
 	--higher-is-better -- "$probe" faster "$tmp/counter"
+usage_error usage-plot-no-directory "--plot into a directory that does not exist" \
+	--plot "$tmp/nodir/plot.png" -- "$probe" faster "$tmp/counter"
+err_has "no directory" || fail usage-plot-no-directory-message "the message says why"
+: >"$tmp/file"
+usage_error usage-plot-under-a-file "--plot under a regular file" \
+	--plot "$tmp/file/plot.png" -- "$probe" faster "$tmp/counter"
+mkdir "$tmp/dir.png"
+usage_error usage-plot-is-a-directory "--plot naming a directory" \
+	--plot "$tmp/dir.png" -- "$probe" faster "$tmp/counter"
+mkdir "$tmp/readonly"
+chmod 555 "$tmp/readonly"
+if [ ! -w "$tmp/readonly" ]; then    # root writes anyway
+	usage_error usage-plot-unwritable "--plot into a read-only directory" \
+		--plot "$tmp/readonly/plot.png" -- "$probe" faster "$tmp/counter"
+fi
+usage_error usage-plot-extension "--plot FILE.jpg: neither .png nor .svg" \
+	--plot "$tmp/plot.jpg" -- "$probe" faster "$tmp/counter"
+err_has "\.png or \.svg" || fail usage-plot-extension-message "the message names the extensions"
 rc=0
 env LD_PRELOAD="$build/src/.libs/libbravo-ba.so" "$compare" --quiet -- "$probe" faster "$tmp/counter" \
 	>"$tmp/out" 2>"$tmp/err" || rc=$?
@@ -148,6 +169,10 @@ cmp_run --locks glibc,bravo-ba --runs 5 --metric "$ops" -- "$probe" faster "$tmp
 check too-few-rounds "5 rounds cannot reach p < 0.05: no verdict, and a note says so" \
 	eval 'rc_is 0 && row_has bravo-ba "no significant difference" &&
 		out_has "^note: bravo-ba: .*--runs 6"'
+cmp_run --locks glibc,bravo-ba --runs 2 --metric 'ops/sec: (\d+)' -- "$probe" faster "$tmp/counter"
+typed="figure: --metric 'ops/sec: (\\d+)' (higher is better"
+check metric-as-typed "the report shows the --metric regex as typed, not in Python repr" \
+	eval 'rc_is 0 && grep -qF -- "$typed" "$tmp/out"'
 
 # ---- failed runs: reported, not counted ----
 cmp_run --locks glibc,bravo-ba --runs 4 --metric "$ops" --csv "$tmp/runs.csv" \
@@ -168,6 +193,27 @@ check failed-runs-pairs "a round with a failed run is no pair: 2 paired rounds" 
 cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" -- "$probe" faster "$tmp/counter" --silent-on 4
 check no-metric "a run that prints no figure is reported (no-metric), not counted" \
 	eval 'rc_is 1 && row_has bravo-ba " 1/2 " && out_has "run 4 (round 2, bravo-ba): no-metric"'
+cmp_run --locks glibc,bravo-ba --runs 4 --metric "$ops" --csv "$tmp/runs.csv" \
+	-- "$probe" faster "$tmp/counter" --fail-on 1,2
+check fail-fast "every run of round 1 fails: it stops there, exit 1, the failures reported" \
+	eval 'rc_is 1 && [ "$(wc -l <"$tmp/runs.csv")" -eq 3 ] && [ "$(wc -l <"$tmp/counter")" -eq 2 ] &&
+		row_has glibc " 0/1 " && row_has bravo-ba " 0/1 " &&
+		out_has "run 1 (round 1, glibc): failed: exit status 1" &&
+		out_has "run 2 (round 1, bravo-ba): failed: exit status 1" &&
+		out_has "^note: no run of round 1 counted: stopped after it (2 of 8 runs done).*--keep-going" &&
+		out_has "output .* is in $tmp/runs"'
+cmp_run --locks glibc,bravo-ba --runs 4 --metric "$ops" --keep-going --csv "$tmp/runs.csv" \
+	-- "$probe" faster "$tmp/counter" --fail-on 1,2
+check keep-going "--keep-going: round 1 fails, every round still runs" \
+	eval 'rc_is 1 && [ "$(wc -l <"$tmp/runs.csv")" -eq 9 ] && row_has glibc " 3/4 " &&
+		row_has bravo-ba " 3/4 " && ! out_has "stopped after"'
+cmp_run --locks glibc,bravo-ba --runs 3 -- sh -c 'kill -SEGV $$'
+check fail-fast-crash "a command that crashes in every run: stops after round 1, exit 1" \
+	eval 'rc_is 1 && row_has glibc " 0/1 " && out_has "(round 1, bravo-ba): failed: killed by signal 11" &&
+		! out_has "round 2" && out_has "stopped after"'
+cmp_run --locks glibc,bravo-ba --runs 3 --metric "$ops" -- "$probe" faster "$tmp/counter" --fail-on 2,4,6
+check one-lock-failing-goes-on "only bravo-ba fails, in every round: all rounds run" \
+	eval 'rc_is 1 && row_has glibc " 3/3 " && row_has bravo-ba " 0/3 " && ! out_has "stopped after"'
 
 # ---- runs that did not run under their variant ----
 cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" -- "$static_exec" "$probe" faster "$tmp/counter"
@@ -180,8 +226,8 @@ check unverified-exec-without-preload "--stats: a shell that execs without LD_PR
 	eval 'rc_is 1 && row_has bravo-ba " 0/2 " && out_has "bravo-ba): unverified: no libbravo statistics"'
 cmp_run --locks glibc,ba --runs 2 --metric "$ops" \
 	-- sh -c 'LD_PRELOAD="$0" exec "$@"' "$build/src/.libs/libbravo-bravo-ba.so" "$probe" faster "$tmp/counter"
-check unverified-wrong-variant "a command that preloads another variant itself: every run unverified" \
-	eval 'rc_is 1 && row_has glibc " 0/2 " && row_has ba " 0/2 " &&
+check unverified-wrong-variant "a command that preloads another variant itself: every run unverified (so round 1 only)" \
+	eval 'rc_is 1 && row_has glibc " 0/1 " && row_has ba " 0/1 " && out_has "stopped after" &&
 		out_has "glibc): unverified: libbravo (bravo-ba) was loaded in a glibc run" &&
 		out_has "ba): unverified: libbravo variant bravo-ba was loaded, not ba"'
 
@@ -224,9 +270,68 @@ if command -v gnuplot >/dev/null 2>&1; then
 		-- "$probe" faster "$tmp/counter"
 	check plot "--plot: a PNG file" \
 		eval 'rc_is 0 && [ "$(head -c 4 "$tmp/plot.png" | od -An -c | tr -d " ")" = "211PNG" ]'
+	cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" --plot "$tmp/plot.svg" \
+		-- "$probe" faster "$tmp/counter"
+	check plot-svg "--plot FILE.svg: an SVG file" \
+		eval 'rc_is 0 && grep -q "<svg" "$tmp/plot.svg"'
+	# the title is the command line: a newline in it would end gnuplot's
+	# command, and a backquote outside a string runs a shell command
+	nl='
+'
+	here=$(pwd)
+	cd "$tmp" || exit 1
+	cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" --plot "$tmp/evil.png" \
+		-- env "X=';${nl}system(\"touch marker1\")${nl}\`touch marker2\`" "$probe" faster "$tmp/counter"
+	cd "$here" || exit 1
+	check plot-runs-nothing "--plot: a command line with ', newlines and backquotes runs nothing in gnuplot" \
+		eval 'rc_is 0 && [ -s "$tmp/evil.png" ] && [ ! -e "$tmp/marker1" ] && [ ! -e "$tmp/marker2" ]'
 else
 	fail plot "gnuplot is not installed (scripts/setup-debian installs gnuplot-nox)"
 fi
+
+# ---- notes: a fixed-duration command, spread, load ----
+# A command that runs for a set time takes the same wall time under every
+# lock: under the default figure a note says so.  Judged by the script's own
+# same_wall_time() on made-up runs (no timing in the test): medians 1.000
+# and 1.019 s are the same, 1.000 and 1.030 s are not; --metric or --time
+# given: never.
+rc=0
+python3 - "$compare" >"$tmp/out" 2>"$tmp/err" <<'PY' || rc=$?
+import importlib.machinery, importlib.util, sys, types
+loader = importlib.machinery.SourceFileLoader('bravo_compare', sys.argv[1])
+spec = importlib.util.spec_from_loader('bravo_compare', loader)
+bc = importlib.util.module_from_spec(spec)
+loader.exec_module(bc)
+def runs(a, b):
+    return [dict(lock='glibc', status='ok', value=v) for v in a] + \
+           [dict(lock='bravo-ba', status='ok', value=v) for v in b]
+default = types.SimpleNamespace(regex=None, time=False)
+locks = ['glibc', 'bravo-ba']
+print('same', bc.same_wall_time(runs([1.0, 1.0], [1.019, 1.019]), locks, default))
+print('differ', bc.same_wall_time(runs([1.0, 1.0], [1.03, 1.03]), locks, default))
+print('time', bc.same_wall_time(runs([1.0], [1.0]), locks, types.SimpleNamespace(regex=None, time=True)))
+print('metric', bc.same_wall_time(runs([1.0], [1.0]), locks, types.SimpleNamespace(regex='x', time=False)))
+print('one-lock', bc.same_wall_time(runs([1.0], []), locks, default))
+PY
+check fixed-duration-rule "medians within 2% under the default figure only, two locks at least" \
+	eval 'rc_is 0 && out_has "^same True$" && out_has "^differ False$" && out_has "^time False$" &&
+		out_has "^metric False$" && out_has "^one-lock False$"'
+grep -q "the wall time is the same for every lock" "$compare" ||
+	fail fixed-duration-note "the script has the note's text"
+cmp_run --locks glibc,bravo-ba --runs 2 --time -- sleep 1
+check fixed-duration-time-given "--time given: wall time is what was asked for, no such note" \
+	eval 'rc_is 0 && row_has bravo-ba " 2/2 " && ! out_has "fixed time"'
+cmp_run --locks glibc,bravo-ba --runs 2 \
+	-- sh -c 'if [ "$BRAVO_COMPARE_LOCK" = glibc ]; then sleep 0.6; else sleep 0.2; fi'
+check fixed-duration-differs "the default figure, wall times that differ by lock: no such note" \
+	eval 'rc_is 0 && row_has bravo-ba " 2/2 " && ! out_has "fixed time"'
+cmp_run --locks glibc,bravo-ba --runs 3 --metric "$ops" \
+	-- sh -c 'if [ "$BRAVO_COMPARE_LOCK" = bravo-ba ]; then echo "ops/sec: $((BRAVO_COMPARE_ROUND * 1000))";
+		else echo "ops/sec: 1000"; fi'
+check spread-note "bravo-ba's runs spread 3x (1000 to 3000): a note names it and the spread" \
+	eval 'rc_is 0 && out_has "^note: bravo-ba: its runs spread 3\\.00x" && ! out_has "^note: glibc"'
+check load-average "the 1-minute load average at the start and at the end" \
+	eval 'out_has "^load average (1 min): [0-9][0-9.]* at the start, [0-9][0-9.]* at the end$"'
 
 # ---- a real read-heavy loop, once: it completes with a table ----
 cmp_run --locks glibc,bravo-pthread --runs 1 --time \
