@@ -227,12 +227,17 @@ rdb_median_min_max() {
 		}'
 }
 
-# rdb_gp_quote TEXT: TEXT as a gnuplot single-quoted string, which gnuplot
-# takes literally (no backquote substitution in one): each ' doubled, and
-# control characters dropped (a newline would end the gnuplot command).
+# rdb_gp_quote TEXT: TEXT as a gnuplot double-quoted string that gnuplot
+# takes literally: backslash and double quote escaped, the backquote
+# (command substitution, done even inside double quotes) as its octal
+# escape, control characters dropped (a newline would end the command).
+# Not single quotes: gnuplot reads a leading '' as an empty string.
 rdb_gp_quote() {
-	local q="'" t=${1//[[:cntrl:]]/}
-	printf "'%s'" "${t//$q/$q$q}"
+	local t=${1//[[:cntrl:]]/}
+	t=${t//\\/\\\\}
+	t=${t//\"/\\\"}
+	t=${t//\`/\\140}
+	printf '"%s"' "$t"
 }
 
 # rdb_plot PNG TITLE YLABEL SERIES...: each SERIES is "LABEL=FILE", FILE

@@ -272,8 +272,9 @@ if command -v gnuplot >/dev/null 2>&1; then
 		eval 'rc_is 0 && [ "$(head -c 4 "$tmp/plot.png" | od -An -c | tr -d " ")" = "211PNG" ]'
 	cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" --plot "$tmp/plot.svg" \
 		-- "$probe" faster "$tmp/counter"
-	check plot-svg "--plot FILE.svg: an SVG file" \
-		eval 'rc_is 0 && grep -q "<svg" "$tmp/plot.svg"'
+	check plot-svg "--plot FILE.svg: an SVG file, its y axis named by the metric" \
+		eval 'rc_is 0 && grep -q "<svg" "$tmp/plot.svg" &&
+			grep -qF "ops/sec: ([0-9]+)" "$tmp/plot.svg" && grep -qF "(higher is better)" "$tmp/plot.svg"'
 	# the title is the command line: a newline in it would end gnuplot's
 	# command, and a backquote outside a string runs a shell command
 	nl='
@@ -285,6 +286,13 @@ if command -v gnuplot >/dev/null 2>&1; then
 	cd "$here" || exit 1
 	check plot-runs-nothing "--plot: a command line with ', newlines and backquotes runs nothing in gnuplot" \
 		eval 'rc_is 0 && [ -s "$tmp/evil.png" ] && [ ! -e "$tmp/marker1" ] && [ ! -e "$tmp/marker2" ]'
+	# a title that begins with ' (gnuplot reads a leading '' as an empty
+	# string) and holds a double quote and a backslash: still drawn
+	mkdir -p "$tmp/bin" && ln -sf "$probe" "$tmp/bin/'probe"
+	PATH="$tmp/bin:$PATH" cmp_run --locks glibc,bravo-ba --runs 2 --metric "$ops" \
+		--plot "$tmp/quote.svg" -- "'probe" faster "$tmp/counter" --fail-on 'a"b\c'
+	check plot-title-quotes "--plot: a command line that begins with ' and holds \" and \\ is drawn" \
+		eval 'rc_is 0 && grep -qF "probe faster" "$tmp/quote.svg"'
 else
 	fail plot "gnuplot is not installed (scripts/setup-debian installs gnuplot-nox)"
 fi
