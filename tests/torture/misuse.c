@@ -4,7 +4,7 @@
  * exclusion, consistent data).
  *
  * Only the cases tests/integration/posix_rwlock_test.c does not cover
- * (README.md, "Torture and misuse", lists where each case is tested).
+ * (doc/testing.md, "Torture and misuse", lists where each case is tested).
  * libbravo's default mode gives glibc 2.36's results: destroy returns 0
  * and changes nothing, calls on a destroyed lock work, a bad tv_nsec is
  * EINVAL even on a free lock; those checks are [default] and run under
