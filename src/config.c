@@ -31,13 +31,31 @@ static char stats_file_copy[PATH_MAX];
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
 /*
+ * Every BRAVO_* name libbravo knows: those its tools set for the programs
+ * they run (bravo-run(1)), then each name config_read looks up, added by
+ * env_get as it reads it.  config_read runs once (pthread_once).
+ */
+static const char *known_names[24] = {
+	"BRAVO_LIBDIR", "BRAVO_COMPARE_LOCK", "BRAVO_COMPARE_ROUND", "BRAVO_COMPARE_RUN",
+};
+static unsigned known_count = 4;
+
+/* The value of BRAVO_* variable name (NULL if unset), and name known. */
+static const char *env_get(const char *name)
+{
+	if (known_count < sizeof(known_names) / sizeof(known_names[0]))
+		known_names[known_count++] = name;
+	return secure_getenv(name);
+}
+
+/*
  * Parse a decimal in [min, max]; on error, say so and keep *out.  what_default
  * names the default when it is not a plain number.
  */
 static void env_uint_desc(const char *name, unsigned long min, unsigned long max,
 			  bool pow2, unsigned long *out, const char *what_default)
 {
-	const char *s = secure_getenv(name);
+	const char *s = env_get(name);
 	unsigned long v;
 	char *end;
 
@@ -73,7 +91,7 @@ static void env_flag(const char *name, unsigned long *out)
 	static const char *const words[][2] = {
 		{ "0", "1" }, { "no", "yes" }, { "false", "true" }, { "off", "on" },
 	};
-	const char *s = secure_getenv(name);
+	const char *s = env_get(name);
 
 	if (!s)
 		return;
@@ -90,7 +108,7 @@ static void env_flag(const char *name, unsigned long *out)
 /* One of two words (first: index 0); on error, say so and keep *out. */
 static void env_choice(const char *name, const char *const choice[2], unsigned *out)
 {
-	const char *s = secure_getenv(name);
+	const char *s = env_get(name);
 
 	if (!s)
 		return;
@@ -105,17 +123,6 @@ static void env_choice(const char *name, const char *const choice[2], unsigned *
 
 static const char *const layout_names[2] = { "2d", "1d" };        /* enum vr_layout */
 static const char *const policy_names[2] = { "adaptive", "classic" }; /* enum bravo_policy */
-
-/*
- * Every BRAVO_* name libbravo reads (config_read), and those its tools set
- * for the programs they run (bravo-run(1): BRAVO_LIBDIR, BRAVO_COMPARE_*).
- */
-static const char *const known_names[] = {
-	"BRAVO_N", "BRAVO_TABLE_SIZE", "BRAVO_TABLE", "BRAVO_POLICY", "BRAVO_PAYBACK",
-	"BRAVO_SPIN", "BRAVO_VERBOSE", "BRAVO_STATS", "BRAVO_STATS_FILE", "BRAVO_CHECK",
-	"BRAVO_COHORT_NODES", "BRAVO_COHORT_HANDOFF",
-	"BRAVO_LIBDIR", "BRAVO_COMPARE_LOCK", "BRAVO_COMPARE_ROUND", "BRAVO_COMPARE_RUN",
-};
 
 #define NAME_MAX_CHECKED 64
 
@@ -151,7 +158,7 @@ static const char *nearest_known(const char *name, size_t n)
 	const char *best = NULL;
 	unsigned best_d = 3;
 
-	for (size_t k = 0; k < sizeof(known_names) / sizeof(known_names[0]); k++) {
+	for (unsigned k = 0; k < known_count; k++) {
 		unsigned d = edit_distance(name, n, known_names[k]);
 
 		if (d < best_d) {
@@ -162,7 +169,10 @@ static const char *nearest_known(const char *name, size_t n)
 	return best;
 }
 
-/* Say which BRAVO_* variables are not libbravo's (at most 4 lines). */
+/*
+ * Say which BRAVO_* variables are not libbravo's (at most 4 lines): after
+ * every setting has been read, so that env_get has named them all.
+ */
 static void warn_unknown_names(void)
 {
 	extern char **environ;
@@ -178,7 +188,7 @@ static void warn_unknown_names(void)
 
 		if (strncmp(*e, "BRAVO_", 6) != 0)
 			continue;
-		for (size_t k = 0; k < sizeof(known_names) / sizeof(known_names[0]) && !known; k++)
+		for (unsigned k = 0; k < known_count && !known; k++)
 			known = strlen(known_names[k]) == n && memcmp(*e, known_names[k], n) == 0;
 		if (known)
 			continue;
@@ -205,7 +215,7 @@ const char *config_policy_name(void)
  */
 static const char *stats_file_setting(bool *bad)
 {
-	const char *s = secure_getenv("BRAVO_STATS_FILE");
+	const char *s = env_get("BRAVO_STATS_FILE");
 	size_t len;
 
 	*bad = false;

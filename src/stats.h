@@ -110,12 +110,9 @@ static inline int stats_error(int err)
  * 0644 less the umask; if it cannot be, one line on stderr says why and the
  * report is dropped.  The report (and that line) goes to fd 2 only if fd 2
  * is still the file it was at load (message.h).  Neither raises SIGPIPE nor
- * changes errno.
- */
-/*
- * bias: the variant has BRAVO's fast path; without it the BRAVO counters
- * (fast reads, slow reads by cause, revocations, bias and policy) are
- * always 0 and are not printed.
+ * changes errno.  bias: the variant has BRAVO's fast path; without it the
+ * BRAVO counters (fast reads, slow reads by cause, revocations, bias and
+ * policy) are always 0 and are not printed.
  */
 void stats_start(const char *variant, const char *path, bool bias);
 

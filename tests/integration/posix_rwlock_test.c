@@ -133,6 +133,17 @@ static bool op_is_write(enum op op)
 	return op >= OP_WR;
 }
 
+static bool op_is_try(enum op op)
+{
+	return op == OP_TRYRD || op == OP_TRYWR;
+}
+
+/* A timed or clock op: it takes a deadline, and may return ETIMEDOUT. */
+static bool op_is_timed(enum op op)
+{
+	return op != OP_RD && op != OP_WR && !op_is_try(op);
+}
+
 static clockid_t op_clock(enum op op)
 {
 	return (op == OP_CLOCKRD_MONO || op == OP_CLOCKWR_MONO) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
@@ -1891,7 +1902,7 @@ static void check_paused_reader_across_writer_phases(enum op rop, long rop_ms, l
 		      "the reader (%s) is still blocked 5 s after it was resumed (the writer it was "
 		      "blocked by left long ago; a later writer is waiting)",
 		      op_names[rop]);
-	ck_assert_msg(r.rc == 0 || (rop != OP_RD && r.rc == ETIMEDOUT), "%s returned %s", op_names[rop],
+	ck_assert_msg(r.rc == 0 || (op_is_timed(rop) && r.rc == ETIMEDOUT), "%s returned %s", op_names[rop],
 		      errname(r.rc));
 	ck_assert_msg(waiter_wait_done(&w3, 5000),
 		      "the last writer is still blocked 5 s after the reader (%s, which returned %s) "
@@ -2810,12 +2821,11 @@ static int mx_acquire(int i, enum op op, unsigned *seed)
 
 	if (rc == 0)
 		return 0;
-	if (rc == ETIMEDOUT && (op == OP_TIMEDRD || op == OP_CLOCKRD_RT || op == OP_CLOCKRD_MONO ||
-				op == OP_TIMEDWR || op == OP_CLOCKWR_RT || op == OP_CLOCKWR_MONO)) {
+	if (rc == ETIMEDOUT && op_is_timed(op)) {
 		atomic_fetch_add(&mx_timeouts, 1);
 		return 1;
 	}
-	if (rc == EBUSY && (op == OP_TRYRD || op == OP_TRYWR)) {
+	if (rc == EBUSY && op_is_try(op)) {
 		atomic_fetch_add(&mx_busy, 1);
 		return 1;
 	}
@@ -3000,8 +3010,8 @@ static void *churn_thread(void *p)
 			rc = pthread_rwlock_unlock(&c->lock);
 			if (rc)
 				churn_fail(c, "unlock after %s returned %s", op_names[op], errname(rc));
-		} else if (!(rc == ETIMEDOUT && op != OP_RD && op != OP_WR && op != OP_TRYRD && op != OP_TRYWR) &&
-			   !(rc == EBUSY && (op == OP_TRYRD || op == OP_TRYWR))) {
+		} else if (!(rc == ETIMEDOUT && op_is_timed(op)) &&
+			   !(rc == EBUSY && op_is_try(op))) {
 			churn_fail(c, "%s returned %s", op_names[op], errname(rc));
 		}
 		atomic_fetch_add_explicit(&c->done, 1, memory_order_relaxed);
@@ -3024,7 +3034,7 @@ static void *churn_thread(void *p)
 static bool churn_has_timed_write(const struct churn *c)
 {
 	for (size_t i = 0; i < c->nops; i++)
-		if (op_is_write(c->ops[i]) && c->ops[i] != OP_WR && c->ops[i] != OP_TRYWR)
+		if (op_is_write(c->ops[i]) && op_is_timed(c->ops[i]))
 			return true;
 	return false;
 }

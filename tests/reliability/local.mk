@@ -21,6 +21,7 @@ reliability_tests = \
 TESTS += $(reliability_tests)
 EXTRA_DIST += $(reliability_tests)
 dist_noinst_SCRIPTS += scripts/check-sanitizers
+EXTRA_DIST += scripts/interruptible.sh
 
 # make check-sanitizers [SANITIZERS='thread address,undefined']: the unit
 # tests (and the preload runs) under each sanitizer, in fresh builds.
