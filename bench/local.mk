@@ -18,16 +18,15 @@ EXTRA_DIST += bench/README.md
 # The "ideal" BRAVO-BA of figure 1: every lock its own visible readers
 # table.  Benchmarks only: built by make (a shared object, because -rpath),
 # never installed, not a configure --with-lock choice.  It is bravo-ba
-# compiled with the switch (src/variant_bravo.h, locks/bravo.h), with its
-# own copy of the lock sources instead of locks/liblocks.la.
+# whose src/variant_bravo.h passes VR_PER_LOCK to the BRAVO functions
+# (locks/bravo.h), over the same locks/liblocks.la as every variant.
 noinst_LTLIBRARIES += src/libbravo-bravo-ba-private.la
 src_libbravo_bravo_ba_private_la_SOURCES = $(interpose_sources) \
-	src/variant_bravo.h src/under_ba.h \
-	locks/wait.c locks/wait.h locks/events.h locks/hidden.h locks/ba.c locks/ba.h locks/bravo.c locks/bravo.h locks/cpu.c locks/cpu.h
+	src/variant_bravo.h src/under_ba.h
 src_libbravo_bravo_ba_private_la_CPPFLAGS = $(AM_CPPFLAGS) -DLIBBRAVO_UNDER_BA -DLIBBRAVO_BRAVO_PRIVATE_TABLE
 src_libbravo_bravo_ba_private_la_CFLAGS = $(variant_cflags)
 src_libbravo_bravo_ba_private_la_LDFLAGS = $(variant_ldflags) -rpath /nowhere
-src_libbravo_bravo_ba_private_la_LIBADD = $(LIBS)
+src_libbravo_bravo_ba_private_la_LIBADD = $(variant_libadd)
 
 bench_programs += bench/test_rwlock
 noinst_PROGRAMS += bench/test_rwlock

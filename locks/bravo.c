@@ -92,11 +92,6 @@ bool vr_table_init(uint32_t slots)
 	return true;
 }
 
-void vr_table_init_private(struct vr_table *t, uint32_t slots)
-{
-	vr_geometry(t, slots, VR_1D);
-}
-
 uint32_t vr_table_slots(void)
 {
 	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
@@ -133,50 +128,45 @@ static uint64_t token_new(void)
 	return token_next++ * BRAVO_HASH_MUL;
 }
 
-#ifdef LIBBRAVO_BRAVO_PRIVATE_TABLE
-static size_t private_table_bytes(void)
+static size_t per_lock_table_bytes(void)
 {
 	return sizeof(struct vr_table) + (size_t)vr_table_slots() * sizeof(vr_slot_t);
 }
 
-/* A private table (bravo_table_for), named with a column as tokens are; 0: no memory. */
-static uint64_t token_new_private(void)
+/*
+ * VR_PER_LOCK: a table of the lock's own (bravo_table_for), named with a
+ * column as tokens are; 0: no memory.  A table is not unmapped when its
+ * lock is re-initialized (the benchmarks that use it make their locks once).
+ */
+static uint64_t token_new_per_lock(void)
 {
-	struct vr_table *t = mmap(NULL, private_table_bytes(), PROT_READ | PROT_WRITE,
+	struct vr_table *t = mmap(NULL, per_lock_table_bytes(), PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (t == MAP_FAILED || ((uintptr_t)t & ~BRAVO_PRIVATE_ADDR_MASK))
+	if (t == MAP_FAILED || ((uintptr_t)t & ~VR_PER_LOCK_ADDR_MASK))
 		return 0; /* (an address above 2^56 is not mapped without a hint) */
-	vr_table_init_private(t, vr_table_slots());
-	return (uint64_t)(uintptr_t)t | (token_new() & ~BRAVO_PRIVATE_ADDR_MASK);
+	vr_geometry(t, vr_table_slots(), VR_1D);
+	return (uint64_t)(uintptr_t)t | (token_new() & ~VR_PER_LOCK_ADDR_MASK);
 }
-
-static void token_drop_private(uint64_t token)
-{
-	munmap(bravo_table_for(token), private_table_bytes());
-}
-#else
-#define token_new_private token_new
-#define token_drop_private(token) ((void)(token))
-#endif
 
 /*
  * The lock's token, drawn now if it has none (racing slow readers agree);
- * false if it has none (no memory for a private table).  The CAS orders a
- * private table's set-up before its address (and RBias after it).
+ * false if it has none (no memory for a per-lock table).  The CAS orders a
+ * per-lock table's set-up before its address (and RBias after it).
  */
-static bool bravo_token_ensure(struct bravo *b)
+static bool bravo_token_ensure(struct bravo *b, enum vr_scope scope)
 {
 	uint64_t t = atomic_load_explicit(&b->token, memory_order_relaxed), mine;
 
 	if (t)
 		return true;
-	mine = token_new_private();
+	mine = scope == VR_PER_LOCK ? token_new_per_lock() : token_new();
 	if (!mine)
 		return false;
 	if (!atomic_compare_exchange_strong_explicit(&b->token, &t, mine,
-						     memory_order_release, memory_order_relaxed))
-		token_drop_private(mine);
+						     memory_order_release, memory_order_relaxed) &&
+	    scope == VR_PER_LOCK)
+		munmap(bravo_table_for(scope, mine), per_lock_table_bytes());
 	return true;
 }
 
@@ -217,7 +207,7 @@ back_out:
 
 __thread unsigned bravo_enable_tries __attribute__((tls_model("initial-exec")));
 
-void bravo_enable_slowpath(struct bravo *b, uint64_t w)
+void bravo_enable_slowpath(struct bravo *b, enum vr_scope scope, uint64_t w)
 {
 	uint64_t keep = (UINT64_C(1) << BRAVO_TIME_SHIFT) - 1;
 	uint64_t bits = bravo_enable_bits | (bravo_policy == BRAVO_POLICY_ADAPTIVE ? BRAVO_UNPAID : 0);
@@ -226,7 +216,7 @@ void bravo_enable_slowpath(struct bravo *b, uint64_t w)
 		return;
 	cpu_row_assign();
 	/* Ordered before RBias by the release CAS below. */
-	if (!bravo_token_ensure(b))
+	if (!bravo_token_ensure(b, scope))
 		return;
 	/*
 	 * One attempt: losing the race means another reader set it or a writer
@@ -411,12 +401,12 @@ static void revoked_event(uint64_t t0)
 		revoked(lock_event_clock_ns() - t0);
 }
 
-int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl,
-		 enum bravo_wait how, uint64_t *start)
+int bravo_revoke(struct bravo *b, enum vr_scope scope, const void *lock,
+		 const struct deadline *dl, enum bravo_wait how, uint64_t *start)
 {
 	uint64_t t0 = lock_event_revoked ? lock_event_clock_ns() : 0;
 	uint64_t old = atomic_load_explicit(&b->word, memory_order_relaxed);
-	struct vr_table *t = bravo_table_of(b);
+	struct vr_table *t = bravo_table_of(b, scope);
 	const void *token = token_of(b);
 	bool cleared = false;
 	unsigned long tolerate;
@@ -476,24 +466,25 @@ clear:
 	return 0;
 }
 
-int bravo_drain_wait(struct bravo *b, const void *lock, const struct deadline *dl)
+int bravo_drain_wait(struct bravo *b, enum vr_scope scope, const void *lock,
+		     const struct deadline *dl)
 {
-	struct vr_table *t = bravo_table_of(b);
+	struct vr_table *t = bravo_table_of(b, scope);
 
 	return t ? vr_wait_for_readers(t, token_of(b), dl, tolerated(lock)) : 0;
 }
 
-unsigned long bravo_fast_readers(struct bravo *b)
+unsigned long bravo_fast_readers(struct bravo *b, enum vr_scope scope)
 {
-	struct vr_table *t = bravo_table_of(b);
+	struct vr_table *t = bravo_table_of(b, scope);
 	const void *token = token_of(b);
 
 	return t && token ? vr_count(t, token, ULONG_MAX - 1) : 0;
 }
 
-bool bravo_has_fast_readers(struct bravo *b, const void *lock)
+bool bravo_has_fast_readers(struct bravo *b, enum vr_scope scope, const void *lock)
 {
-	struct vr_table *t = bravo_table_of(b);
+	struct vr_table *t = bravo_table_of(b, scope);
 
 	/* Without USED no reader entered through the table since the last scan. */
 	if (!t || !(atomic_load_explicit(&b->word, memory_order_acquire) & (BRAVO_USED | BRAVO_DRAINING)))
@@ -501,9 +492,9 @@ bool bravo_has_fast_readers(struct bravo *b, const void *lock)
 	return vr_holds(t, token_of(b), tolerated(lock));
 }
 
-enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t w)
+enum bravo_miss bravo_miss_cause(struct bravo *b, enum vr_scope scope, uint64_t w)
 {
-	struct vr_table *t = bravo_table_of(b);
+	struct vr_table *t = bravo_table_of(b, scope);
 	const void *in_slot;
 
 	if (w & BRAVO_WAITERS_MASK)

@@ -103,8 +103,10 @@
  * reader may migrate), and a thread reading a lock it already reads
  * through the table finds its own slot taken (1D), or takes a second one
  * on another CPU's row (2D): two holds, two unlocks, both correct.
- * (The benchmark-only build -DLIBBRAVO_BRAVO_PRIVATE_TABLE gives each lock
- * a 1D table of its own: see bravo_table_for.)
+ * Which table a lock publishes in is its caller's choice (enum vr_scope,
+ * passed to every BRAVO function): the process-wide one for every installed
+ * variant, or, for the benchmark-only "ideal" BRAVO-BA of the paper's
+ * figure 1, a 1D table per lock (see bravo_table_for).
  *
  * Policy (BRAVO_POLICY; enum bravo_policy): when may bias come back?
  *  - classic: the paper's rule, InhibitUntil = now + N*T.
@@ -161,6 +163,15 @@
 #define VR_COLUMNS (1u << VR_COLUMN_BITS)
 
 enum vr_layout { VR_2D, VR_1D };
+/*
+ * Where a lock's fast readers publish, fixed per caller (a compile-time
+ * constant at the inline call sites, so the fast path pays nothing for the
+ * choice).  VR_SHARED is 0, so a zero-filled struct rw_ops means it.
+ */
+enum vr_scope {
+	VR_SHARED,   /* the process-wide vr_table */
+	VR_PER_LOCK, /* a 1D table of the lock's own, named by its token */
+};
 enum bravo_policy { BRAVO_POLICY_ADAPTIVE, BRAVO_POLICY_CLASSIC };
 
 struct bravo {
@@ -219,39 +230,31 @@ uint32_t vr_table_default_slots(void);
 uint32_t vr_table_slots(void);
 /* Rows of VR_COLUMNS slots in the table (0 before it is made). */
 uint32_t vr_table_rows(void);
-/* A lock's private 1D table of `slots` (a power of two), zero-filled by the caller. */
-void vr_table_init_private(struct vr_table *t, uint32_t slots);
+
+/* VR_PER_LOCK: the bits of a token that hold its table's address. */
+#define VR_PER_LOCK_ADDR_MASK ((UINT64_C(1) << (64 - VR_COLUMN_BITS)) - 1)
 
 /*
- * The table a reader of token publishes in: the process-wide one.  Built
- * with -DLIBBRAVO_BRAVO_PRIVATE_TABLE (the benchmark-only bravo-ba-private:
- * the "ideal" BRAVO-BA that the paper's figure 1 divides by, never
- * installed), each lock has a 1D table of its own instead, mapped when its
- * bias is first enabled; the token is that table's address with a column
- * in its top byte, which a user-space address leaves zero.  Either way
- * the fast path finds its table with the one load it needs anyway (the
- * shared table's pointer, or the token): the private table costs no
- * extra indirection.
+ * The table a reader of token publishes in.  VR_SHARED: the process-wide
+ * one.  VR_PER_LOCK (the benchmark-only bravo-ba-private: the "ideal"
+ * BRAVO-BA that the paper's figure 1 divides by, never installed): the
+ * lock's own 1D table, mapped when its bias is first enabled; the token is
+ * that table's address with a column in its top byte, which a user-space
+ * address leaves zero.  Either way the fast path finds its table with the
+ * one load it needs anyway (the shared table's pointer, or the token): a
+ * per-lock table costs no extra indirection.
  */
-#ifdef LIBBRAVO_BRAVO_PRIVATE_TABLE
-#define BRAVO_PRIVATE_ADDR_MASK ((UINT64_C(1) << (64 - VR_COLUMN_BITS)) - 1)
-
-static inline struct vr_table *bravo_table_for(uint64_t token)
+static inline struct vr_table *bravo_table_for(enum vr_scope scope, uint64_t token)
 {
-	return (struct vr_table *)(uintptr_t)(token & BRAVO_PRIVATE_ADDR_MASK);
-}
-#else
-static inline struct vr_table *bravo_table_for(uint64_t token)
-{
-	(void)token;
+	if (scope == VR_PER_LOCK)
+		return (struct vr_table *)(uintptr_t)(token & VR_PER_LOCK_ADDR_MASK);
 	return atomic_load_explicit(&vr_table, memory_order_acquire);
 }
-#endif
 
-/* The table of a lock whose token is drawn (NULL before, when private). */
-static inline struct vr_table *bravo_table_of(struct bravo *b)
+/* The table of a lock whose token is drawn (NULL before, when per-lock). */
+static inline struct vr_table *bravo_table_of(struct bravo *b, enum vr_scope scope)
 {
-	return bravo_table_for(atomic_load_explicit(&b->token, memory_order_relaxed));
+	return bravo_table_for(scope, atomic_load_explicit(&b->token, memory_order_relaxed));
 }
 
 /* Why a reader missed the fast path (reported only when asked for). */
@@ -264,8 +267,12 @@ enum bravo_miss {
 	BRAVO_MISS_KINDS
 };
 
-/* The underlying lock, as BRAVO sees it. 0 or ETIMEDOUT from blocking calls. */
+/*
+ * The underlying lock, as BRAVO sees it. 0 or ETIMEDOUT from blocking
+ * calls.  scope: the table its fast readers publish in.
+ */
 struct rw_ops {
+	enum vr_scope scope;
 	int (*read_lock)(void *u, const struct deadline *dl);
 	bool (*read_trylock)(void *u);
 	void (*read_unlock)(void *u);
@@ -361,12 +368,13 @@ static inline __attribute__((always_inline)) void bravo_read_sample_unpaid(struc
 
 /*
  * Reader fast path (Listing 1, lines 12-21).  Returns the slot the reader
- * published in, or NULL if it must take the slow path.  inline_path: the
- * caller's inline path, which stays shut while BRAVO_FULL_PATH is set and
- * makes no call (the caller then needs no stack frame).
+ * published in, or NULL if it must take the slow path.  scope: the table
+ * the lock publishes in.  inline_path: the caller's inline path, which
+ * stays shut while BRAVO_FULL_PATH is set and makes no call (the caller
+ * then needs no stack frame).
  */
 static inline __attribute__((always_inline)) vr_slot_t *
-bravo_read_fast(struct bravo *b, bool inline_path)
+bravo_read_fast(struct bravo *b, enum vr_scope scope, bool inline_path)
 {
 	uint64_t shut = BRAVO_WAITERS_MASK | (inline_path ? BRAVO_FULL_PATH : 0);
 	/* Acquire: seeing RBias implies seeing the table that was set up first. */
@@ -380,7 +388,7 @@ bravo_read_fast(struct bravo *b, bool inline_path)
 		return NULL;
 	/* Relaxed: set before RBias by the enabler, whose release we acquired. */
 	token = atomic_load_explicit(&b->token, memory_order_relaxed);
-	table = bravo_table_for(token);
+	table = bravo_table_for(scope, token);
 	slot = vr_slot_of(table, token);
 	/*
 	 * The full path often comes right after the inline one failed: test
@@ -422,7 +430,7 @@ bravo_read_fast(struct bravo *b, bool inline_path)
  * slow path missed the fast path, judged from that word and the thread's
  * slot now (for statistics: a race in between can blur the causes).
  */
-enum bravo_miss bravo_miss_cause(struct bravo *b, uint64_t seen);
+enum bravo_miss bravo_miss_cause(struct bravo *b, enum vr_scope scope, uint64_t seen);
 
 static inline void bravo_read_fast_unlock(vr_slot_t *slot)
 {
@@ -431,7 +439,7 @@ static inline void bravo_read_fast_unlock(vr_slot_t *slot)
 }
 
 /* Enable bias for a slow reader that found it allowed in word w (bravo.c). */
-void bravo_enable_slowpath(struct bravo *b, uint64_t w);
+void bravo_enable_slowpath(struct bravo *b, enum vr_scope scope, uint64_t w);
 /* Slow reads of this thread that looked at a lock with strikes. */
 extern __thread unsigned bravo_enable_tries
 	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
@@ -468,12 +476,12 @@ static inline bool bravo_enable_due(uint64_t w, bool consume)
  * Inline up to the clock, so that a slow read of an inhibited lock costs
  * a load, a few tests and the clock read, not a call.
  */
-static inline void bravo_read_acquired_slow(struct bravo *b)
+static inline void bravo_read_acquired_slow(struct bravo *b, enum vr_scope scope)
 {
 	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
 
 	if (bravo_enable_due(w, true))
-		bravo_enable_slowpath(b, w);
+		bravo_enable_slowpath(b, scope, w);
 }
 
 /* How a writer that finds fast readers inside waits for them. */
@@ -494,27 +502,28 @@ enum bravo_wait {
  * In every error case the caller still holds the underlying lock and must
  * release it.
  */
-int bravo_revoke(struct bravo *b, const void *lock, const struct deadline *dl,
-		 enum bravo_wait how, uint64_t *start);
+int bravo_revoke(struct bravo *b, enum vr_scope scope, const void *lock,
+		 const struct deadline *dl, enum bravo_wait how, uint64_t *start);
 
 /* Wait, holding nothing, until no reader holds lock through the table. */
-int bravo_drain_wait(struct bravo *b, const void *lock, const struct deadline *dl);
+int bravo_drain_wait(struct bravo *b, enum vr_scope scope, const void *lock,
+		     const struct deadline *dl);
 
-static inline int bravo_write_acquired(struct bravo *b, const void *lock,
+static inline int bravo_write_acquired(struct bravo *b, enum vr_scope scope, const void *lock,
 				       const struct deadline *dl, enum bravo_wait how,
 				       uint64_t *start)
 {
 	/* Relaxed: RBias and DRAINING change only under the lock we now hold. */
 	if (atomic_load_explicit(&b->word, memory_order_relaxed) & (BRAVO_RBIAS | BRAVO_DRAINING))
-		return bravo_revoke(b, lock, dl, how, start);
+		return bravo_revoke(b, scope, lock, dl, how, start);
 	return 0;
 }
 
 /* True if some fast-path reader holds lock (a racy snapshot). */
-bool bravo_has_fast_readers(struct bravo *b, const void *lock);
+bool bravo_has_fast_readers(struct bravo *b, enum vr_scope scope, const void *lock);
 
 /* Fast-path holds of the lock in the table (a racy snapshot). */
-unsigned long bravo_fast_readers(struct bravo *b);
+unsigned long bravo_fast_readers(struct bravo *b, enum vr_scope scope);
 
 /* ---- the generic wrapper: BRAVO over an underlying lock u ---- */
 
@@ -524,7 +533,7 @@ unsigned long bravo_fast_readers(struct bravo *b);
 enum bravo_read_nowait {
 	BRAVO_READ_MISS,  /* take bravo_read_lock */
 	BRAVO_READ_HELD,  /* read-held through the underlying lock (cookie 0) */
-	BRAVO_READ_TABLE, /* bias is on: bravo_read_fast(b, false) */
+	BRAVO_READ_TABLE, /* bias is on: bravo_read_fast(b, scope, false) */
 };
 
 /*
@@ -533,9 +542,9 @@ enum bravo_read_nowait {
  * bias is off and enabling is not due, the underlying lock's try-lock (a
  * read that is due goes to bravo_read_lock, which counts it toward the
  * policy's 4^s once and enables).  While bias is on, BRAVO_READ_TABLE:
- * the caller takes bravo_read_fast(b, false), which settles out of line
- * what the inline path leaves (the first fast reader since bias came on,
- * which sets USED; a busy slot; the full-path bit), kept apart so that
+ * the caller takes bravo_read_fast(b, scope, false), which settles out
+ * of line what the inline path leaves (the first fast reader since bias
+ * came on, which sets USED; a busy slot; the full-path bit), kept apart so that
  * this path makes no call besides the try-lock.  The same rules as the
  * fast path: the try-lock fails while the caller write-holds the lock,
  * and a second success by a reader is a second hold.  Relaxed load: it
@@ -557,7 +566,7 @@ BRAVO_INLINE enum bravo_read_nowait bravo_read_nowait(struct bravo *b, void *u,
 BRAVO_INLINE int bravo_read_lock(struct bravo *b, void *u, const struct rw_ops *ops,
 				 uintptr_t *cookie, const struct deadline *dl)
 {
-	vr_slot_t *slot = bravo_read_fast(b, false);
+	vr_slot_t *slot = bravo_read_fast(b, ops->scope, false);
 	int r;
 
 	if (slot) {
@@ -568,21 +577,21 @@ BRAVO_INLINE int bravo_read_lock(struct bravo *b, void *u, const struct rw_ops *
 	cpu_row_assign();
 	r = ops->read_lock(u, dl);
 	if (r == 0)
-		bravo_read_acquired_slow(b);
+		bravo_read_acquired_slow(b, ops->scope);
 	return r;
 }
 
 BRAVO_INLINE bool bravo_read_trylock(struct bravo *b, void *u, const struct rw_ops *ops,
 				     uintptr_t *cookie)
 {
-	vr_slot_t *slot = bravo_read_fast(b, false);
+	vr_slot_t *slot = bravo_read_fast(b, ops->scope, false);
 
 	*cookie = (uintptr_t)slot;
 	if (slot)
 		return true;
 	if (!ops->read_trylock(u))
 		return false;
-	bravo_read_acquired_slow(b);
+	bravo_read_acquired_slow(b, ops->scope);
 	return true;
 }
 
@@ -623,13 +632,13 @@ BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops 
 		r = ops->write_lock(u, dl);
 	}
 	while (r == 0) {
-		r = bravo_write_acquired(b, u, dl, how, &start);
+		r = bravo_write_acquired(b, ops->scope, u, dl, how, &start);
 		if (r == 0)
 			break;
 		ops->write_unlock(u); /* revocation timed out, or drain unlocked */
 		if (r != EAGAIN)
 			break;
-		r = bravo_drain_wait(b, u, dl);
+		r = bravo_drain_wait(b, ops->scope, u, dl);
 		if (r == 0) {
 			uint64_t drained = bravo_now();
 
@@ -696,7 +705,7 @@ BRAVO_INLINE bool bravo_write_fast_revoke(struct bravo *b, void *u, const struct
 {
 	uint64_t start = 0;
 
-	if (bravo_revoke(b, u, NULL, BRAVO_NOWAIT, &start) == 0)
+	if (bravo_revoke(b, ops->scope, u, NULL, BRAVO_NOWAIT, &start) == 0)
 		return true;
 	ops->write_unlock(u);
 	return false;

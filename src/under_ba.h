@@ -40,13 +40,17 @@ static void ba_under_write_unlock(void *u)
 	ba_write_unlock(u);
 }
 
-static const struct rw_ops ba_under_ops = {
-	.read_lock = ba_under_read_lock,
-	.read_trylock = ba_under_read_trylock,
-	.read_unlock = ba_under_read_unlock,
-	.write_lock = ba_under_write_lock,
-	.write_trylock = ba_under_write_trylock,
-	.write_unlock = ba_under_write_unlock,
-};
+/* BA as BRAVO's underlying lock, its fast readers publishing in table scope_. */
+#define BA_RW_OPS(scope_) {                        \
+	.scope = (scope_),                         \
+	.read_lock = ba_under_read_lock,           \
+	.read_trylock = ba_under_read_trylock,     \
+	.read_unlock = ba_under_read_unlock,       \
+	.write_lock = ba_under_write_lock,         \
+	.write_trylock = ba_under_write_trylock,   \
+	.write_unlock = ba_under_write_unlock,     \
+}
+
+static const struct rw_ops ba_under_ops = BA_RW_OPS(VR_SHARED);
 
 #endif

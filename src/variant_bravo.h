@@ -31,15 +31,16 @@
 #ifdef LIBBRAVO_BRAVO_PRIVATE_TABLE
 /*
  * The benchmark-only "ideal" BRAVO-BA of figure 1: every lock its own
- * visible readers table (locks/bravo.h, bravo_table_for), otherwise this
- * very variant.  Never installed; a private table is not unmapped when
- * its lock is re-initialized (benchmarks create their locks once).
+ * visible readers table (locks/bravo.h, VR_PER_LOCK), otherwise this very
+ * variant.  Never installed.
  */
 static const char variant_name[] = "bravo-ba-private";
+static const struct rw_ops ba_per_lock_ops = BA_RW_OPS(VR_PER_LOCK); /* under_ba.h */
+#define under_ops ba_per_lock_ops
 #else
 static const char variant_name[] = "bravo-ba";
-#endif
 #define under_ops ba_under_ops /* under_ba.h */
+#endif
 
 /*
  * A hold of the lock underneath (data 0) released inline (variant.h,
@@ -208,6 +209,7 @@ static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 }
 
 static const struct rw_ops under_ops = {
+	.scope = VR_SHARED,
 	.read_lock = under_read_lock,
 	.read_trylock = under_read_trylock,
 	.read_unlock = under_read_unlock,
@@ -241,20 +243,20 @@ static inline const char *variant_detail(void)
 {
 	static char detail[128];
 
-#ifdef LIBBRAVO_BRAVO_PRIVATE_TABLE
-	snprintf(detail, sizeof(detail), "table=private table_slots=%u policy=%s slowdown_n=%u",
-		 vr_table_slots(), config_policy_name(), bravo_slowdown_n);
-#else
-	snprintf(detail, sizeof(detail), "table=%s table_slots=%u table_rows=%u policy=%s slowdown_n=%u",
-		 config_table_name(), vr_table_slots(), vr_table_rows(), config_policy_name(),
-		 bravo_slowdown_n);
-#endif
+	if (under_ops.scope == VR_PER_LOCK)
+		snprintf(detail, sizeof(detail), "table=private table_slots=%u policy=%s slowdown_n=%u",
+			 vr_table_slots(), config_policy_name(), bravo_slowdown_n);
+	else
+		snprintf(detail, sizeof(detail),
+			 "table=%s table_slots=%u table_rows=%u policy=%s slowdown_n=%u",
+			 config_table_name(), vr_table_slots(), vr_table_rows(),
+			 config_policy_name(), bravo_slowdown_n);
 	return detail;
 }
 
 static inline bool variant_is_idle(pthread_rwlock_t *rw)
 {
-	return !bravo_has_fast_readers(handle_bravo(rw), rw) && under_idle(rw);
+	return !bravo_has_fast_readers(handle_bravo(rw), under_ops.scope, rw) && under_idle(rw);
 }
 
 static inline int variant_destroy(pthread_rwlock_t *rw)
@@ -289,7 +291,7 @@ static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *d
 		under_ops.read_unlock(rw);
 		return true;
 	}
-	if (bravo_fast_readers(handle_bravo(rw)) > handoff_count(rw, HOLD_FAST)) {
+	if (bravo_fast_readers(handle_bravo(rw), under_ops.scope) > handoff_count(rw, HOLD_FAST)) {
 		*data = HOLD_FAST;
 		return true;
 	}
@@ -304,7 +306,7 @@ static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *d
 static inline __attribute__((always_inline)) bool table_read(pthread_rwlock_t *rw, uintptr_t *data,
 							     bool inline_path)
 {
-	vr_slot_t *slot = bravo_read_fast(handle_bravo(rw), inline_path);
+	vr_slot_t *slot = bravo_read_fast(handle_bravo(rw), under_ops.scope, inline_path);
 
 	*data = (uintptr_t)slot;
 	return slot != NULL;
@@ -356,7 +358,7 @@ static inline bool variant_read_settle(pthread_rwlock_t *rw, uintptr_t *data)
 static void count_read(pthread_rwlock_t *rw, uintptr_t slot, uint64_t seen)
 {
 	stats_add_slow(slot ? STAT_READ_FAST
-			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(handle_bravo(rw), seen), 1);
+			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(handle_bravo(rw), under_ops.scope, seen), 1);
 }
 
 /* The lock word as a reader finds it, only when statistics want it. */

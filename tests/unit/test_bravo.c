@@ -73,6 +73,7 @@ static void ba_ops_write_unlock(void *u)
 }
 
 static const struct rw_ops ba_ops = {
+	.scope = VR_SHARED,
 	.read_lock = ba_ops_read_lock,
 	.read_trylock = ba_ops_read_trylock,
 	.read_unlock = ba_ops_read_unlock,
@@ -81,19 +82,33 @@ static const struct rw_ops ba_ops = {
 	.write_unlock = ba_ops_write_unlock,
 };
 
+/* The same, its fast readers publishing in a table of each lock's own. */
+static const struct rw_ops ba_per_lock_ops = {
+	.scope = VR_PER_LOCK,
+	.read_lock = ba_ops_read_lock,
+	.read_trylock = ba_ops_read_trylock,
+	.read_unlock = ba_ops_read_unlock,
+	.write_lock = ba_ops_write_lock,
+	.write_trylock = ba_ops_write_trylock,
+	.write_unlock = ba_ops_write_unlock,
+};
+
+/* The composition the helpers below use (a test may switch it first). */
+static const struct rw_ops *ops = &ba_ops;
+
 static int rd_lock(struct bba *l, uintptr_t *cookie, const struct deadline *dl)
 {
-	return bravo_read_lock(&l->b, &l->u, &ba_ops, cookie, dl);
+	return bravo_read_lock(&l->b, &l->u, ops, cookie, dl);
 }
 
 static bool rd_trylock(struct bba *l, uintptr_t *cookie)
 {
-	return bravo_read_trylock(&l->b, &l->u, &ba_ops, cookie);
+	return bravo_read_trylock(&l->b, &l->u, ops, cookie);
 }
 
 static void rd_unlock(struct bba *l, uintptr_t cookie)
 {
-	bravo_read_unlock(&l->u, &ba_ops, cookie);
+	bravo_read_unlock(&l->u, ops, cookie);
 }
 
 /* What the lock's fast readers publish in their slots. */
@@ -111,18 +126,18 @@ static bool writers_release_while_draining;
 
 static int wr_lock(struct bba *l, bool writer_pref, const struct deadline *dl)
 {
-	return bravo_write_lock(&l->b, &l->u, &ba_ops, writer_pref,
+	return bravo_write_lock(&l->b, &l->u, ops, writer_pref,
 				writers_release_while_draining, dl);
 }
 
 static bool wr_trylock(struct bba *l)
 {
-	return bravo_write_trylock(&l->b, &l->u, &ba_ops);
+	return bravo_write_trylock(&l->b, &l->u, ops);
 }
 
 static void wr_unlock(struct bba *l)
 {
-	bravo_write_unlock(&l->u, &ba_ops);
+	bravo_write_unlock(&l->u, ops);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -271,7 +286,7 @@ static void actor_finish(struct actor *a)
 
 static bool idle(struct bba *l)
 {
-	return ba_is_idle(&l->u) && !bravo_has_fast_readers(&l->b, &l->u);
+	return ba_is_idle(&l->u) && !bravo_has_fast_readers(&l->b, ops->scope, &l->u);
 }
 
 /* ------------------------------------------------ drain, tokens, waiting */
@@ -617,10 +632,10 @@ START_TEST(read_with_bias_set_takes_fast_path_in_own_slot)
 			  vr_column_of((uint64_t)(uintptr_t)token_of(&l)));
 	ck_assert_ptr_eq(atomic_load(slot), token_of(&l)); /* the lock's token */
 	ck_assert_uint_eq(slow_readers(&l), 0); /* BA never saw this reader */
-	ck_assert(bravo_has_fast_readers(&l.b, &l.u));
+	ck_assert(bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
 	rd_unlock(&l, cookie);
 	ck_assert_ptr_null(atomic_load(slot));
-	ck_assert(!bravo_has_fast_readers(&l.b, &l.u));
+	ck_assert(!bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
 	ck_assert(biased(&l));
 	ck_assert(idle(&l));
 }
@@ -651,7 +666,7 @@ START_TEST(fast_reader_and_slow_reader_share_the_lock)
 	ck_assert_int_eq(rd_lock(&l, &slow, NULL), 0);
 	ck_assert_uint_eq(slow, 0);
 	ck_assert_uint_eq(slow_readers(&l), 1);
-	ck_assert(bravo_has_fast_readers(&l.b, &l.u));
+	ck_assert(bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
 	rd_unlock(&l, fast);
 	rd_unlock(&l, slow);
 	ck_assert(idle(&l));
@@ -690,7 +705,7 @@ START_TEST(writer_waits_for_fast_reader)
 	ck_assert_msg(!entered(&w), "writer entered while a fast reader holds");
 	rd_unlock(&l, cookie);
 	WAIT_UNTIL(entered(&w));
-	ck_assert(!bravo_has_fast_readers(&l.b, &l.u));
+	ck_assert(!bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
 	actor_finish(&w);
 	ck_assert_int_eq(w.result, 0);
 	ck_assert(idle(&l));
@@ -764,7 +779,7 @@ START_TEST(write_trylock_with_fast_reader_inside_fails_without_waiting)
 	ck_assert(!wr_trylock(&l));
 	/* The underlying lock was released again. */
 	ck_assert(ba_is_idle(&l.u));
-	ck_assert(bravo_has_fast_readers(&l.b, &l.u));
+	ck_assert(bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
 	rd_unlock(&l, cookie);
 	ck_assert(wr_trylock(&l));
 	wr_unlock(&l);
@@ -847,7 +862,7 @@ START_TEST(reader_gets_no_fast_path_while_preferring_writer_waits)
 	actor_finish(&r);
 	ck_assert_int_eq(r.result, EBUSY);
 	ck_assert_uint_eq(r.cookie, 0);
-	ck_assert(!bravo_has_fast_readers(&l.b, &l.u));
+	ck_assert(!bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
 	ck_assert(!entered(&w));
 	rd_unlock(&l, cookie);
 	WAIT_UNTIL(entered(&w));
@@ -1152,7 +1167,7 @@ static void run_stress(int threads, int ops, int mode, bool writer_pref,
 			      STRESS_STUCK_SECONDS, (unsigned long long)word_of(&s.l),
 			      (unsigned long long)atomic_load(&s.l.u.rin), atomic_load(&s.l.u.rout),
 			      atomic_load(&s.l.u.wseq),
-			      (int)bravo_has_fast_readers(&s.l.b, &s.l.u),
+			      (int)bravo_has_fast_readers(&s.l.b, VR_SHARED, &s.l.u),
 			      atomic_load(&s.inv.violations), s.inv.first_violation);
 		fast += st[i].fast_reads;
 		slow += st[i].slow_reads;
@@ -1360,7 +1375,7 @@ START_TEST(write_fast_revoke_refuses_with_the_callers_own_fast_read_inside)
 	ck_assert(!bravo_write_fast_revoke(&l.b, &l.u, &ba_ops));
 	ck_assert(biased(&l));
 	ck_assert(ba_is_idle(&l.u)); /* the lock underneath released */
-	ck_assert(bravo_has_fast_readers(&l.b, &l.u));
+	ck_assert(bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
 	rd_unlock(&l, cookie);
 	ck_assert(idle(&l));
 }
@@ -1503,7 +1518,7 @@ START_TEST(inline_fast_path_samples_an_unpaid_bias)
 	enable_bias(&l);
 	fast_reads(&l, 1); /* the full path sets USED: the inline path is open from now */
 	ck_assert(word_of(&l) & BRAVO_UNPAID);
-	slot = bravo_read_fast(&l.b, true);
+	slot = bravo_read_fast(&l.b, VR_SHARED, true);
 	ck_assert_ptr_nonnull(slot);
 	bravo_read_fast_unlock(slot);
 	ck_assert(!(word_of(&l) & BRAVO_UNPAID));
@@ -1631,8 +1646,8 @@ START_TEST(table_read_off_the_inline_path_settles_an_unpaid_bias)
 	adaptive_policy(1);
 	enable_bias(&l);
 	ck_assert((word_of(&l) & (BRAVO_USED | BRAVO_UNPAID)) == BRAVO_UNPAID);
-	ck_assert_ptr_null(bravo_read_fast(&l.b, true)); /* the inline path stays shut */
-	slot = bravo_read_fast(&l.b, false);
+	ck_assert_ptr_null(bravo_read_fast(&l.b, VR_SHARED, true)); /* the inline path stays shut */
+	slot = bravo_read_fast(&l.b, VR_SHARED, false);
 	ck_assert_ptr_nonnull(slot);
 	/* What the inline path leaves to the slow one: USED set, bias paid (1 read). */
 	ck_assert((word_of(&l) & (BRAVO_USED | BRAVO_UNPAID)) == BRAVO_USED);
@@ -1697,6 +1712,79 @@ END_TEST
 
 static bool run_1d = true;
 
+/* ----------------------------------------- a table of each lock's own */
+
+/* The table of l's fast readers under VR_PER_LOCK, and its slot count. */
+static struct vr_table *own_table(struct bba *l)
+{
+	return bravo_table_of(&l->b, VR_PER_LOCK);
+}
+
+START_TEST(per_lock_scope_fast_reader_publishes_in_its_locks_own_table)
+{
+	struct bba a = { 0 }, b = { 0 };
+	vr_slot_t *slot;
+	struct vr_table *t;
+
+	ops = &ba_per_lock_ops;
+	enable_bias(&a);
+	enable_bias(&b);
+	t = own_table(&a);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_ne(t, table());      /* not the process-wide table */
+	ck_assert_ptr_ne(t, own_table(&b)); /* nor the other lock's */
+	ck_assert_uint_eq(t->layout, VR_1D);
+	slot = (vr_slot_t *)fast_read(&a);
+	ck_assert(slot >= t->slot && slot <= &t->slot[t->mask]);
+	ck_assert_ptr_eq(atomic_load(slot), token_of(&a));
+	ck_assert(bravo_has_fast_readers(&a.b, VR_PER_LOCK, &a.u));
+	ck_assert(!bravo_has_fast_readers(&b.b, VR_PER_LOCK, &b.u));
+	rd_unlock(&a, (uintptr_t)slot);
+	ck_assert(idle(&a));
+}
+END_TEST
+
+START_TEST(per_lock_scope_writer_waits_for_fast_reader)
+{
+	struct bba l = { 0 };
+	uintptr_t cookie;
+	struct actor w;
+
+	ops = &ba_per_lock_ops;
+	enable_bias(&l);
+	cookie = fast_read(&l);
+	actor_start(&w, &l, ACT_WRITE, false, 0, true);
+	WAIT_UNTIL(!biased(&l) || entered(&w));
+	usleep(10000);
+	ck_assert_msg(!entered(&w), "writer entered while a fast reader holds");
+	rd_unlock(&l, cookie);
+	WAIT_UNTIL(entered(&w));
+	actor_finish(&w);
+	ck_assert_int_eq(w.result, 0);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(per_lock_scope_keeps_one_table_across_bias_periods)
+{
+	struct bba l = { 0 };
+	struct vr_table *t;
+
+	ops = &ba_per_lock_ops;
+	bravo_slowdown_n = 0; /* no window, no strikes: the next slow read enables */
+	bravo_policy = BRAVO_POLICY_CLASSIC;
+	enable_bias(&l);
+	t = own_table(&l);
+	ck_assert(wr_trylock(&l)); /* revokes */
+	wr_unlock(&l);
+	ck_assert(!biased(&l));
+	enable_bias(&l);
+	ck_assert_ptr_eq(own_table(&l), t);
+	rd_unlock(&l, fast_read(&l));
+	ck_assert(idle(&l));
+}
+END_TEST
+
 static Suite *bravo_suite(void)
 {
 	Suite *s = suite_create("bravo");
@@ -1745,6 +1833,13 @@ static Suite *bravo_suite(void)
 	suite_add_tcase(s, tc);
 
 common:
+	tc = tcase_create("per-lock");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, per_lock_scope_fast_reader_publishes_in_its_locks_own_table);
+	tcase_add_test(tc, per_lock_scope_writer_waits_for_fast_reader);
+	tcase_add_test(tc, per_lock_scope_keeps_one_table_across_bias_periods);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("fast_path");
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
 	tcase_add_test(tc, zeroed_lock_is_unlocked_and_unbiased);
