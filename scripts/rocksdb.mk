@@ -22,7 +22,7 @@ rocksdb_tests = \
 TESTS += $(rocksdb_tests)
 EXTRA_DIST += $(rocksdb_tests) tests/rocksdb/lib.sh tests/rocksdb/fake-hash-table-bench
 
-# Run the harnesses' figures on this machine (long: see doc/benchmarks.md, "RocksDB harnesses").
+# Run the harnesses' figures on this machine (long: see doc/benchmarking.md, "RocksDB harnesses").
 rocksdb-figures:
 	$(srcdir)/scripts/rocksdb-db-bench --libdir $(abs_top_builddir)/src/.libs --out rocksdb-fig5
 	$(srcdir)/scripts/rocksdb-hash-table-bench --libdir $(abs_top_builddir)/src/.libs --out rocksdb-fig6

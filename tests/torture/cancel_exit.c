@@ -7,7 +7,7 @@
  * the thread's next cancellation point, after the call returned; a thread
  * cancelled while it holds a lock releases it only through a cleanup
  * handler.  A thread that exits holding a read lock leaves the lock
- * read-held (glibc's behaviour, and libbravo's README, "Limits").
+ * read-held (glibc's behaviour, and libbravo(7), NOTES).
  */
 #include "torture.h"
 

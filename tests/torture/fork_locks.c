@@ -7,7 +7,7 @@
  * for reading (taken through BRAVO's fast path where there is one); one
  * lock is free (after heavy use by many threads).  POSIX leaves the state
  * of locks held by threads that do not exist in the child undefined, and
- * says nothing of the forking thread's own; libbravo's README ("Limits")
+ * says nothing of the forking thread's own; libbravo(7) (NOTES)
  * specifies: the child inherits the locks as they were, locks held by
  * other threads stay held (as with glibc), and the child can use every
  * lock it did not inherit as held.  libbravo keeps the forking thread's
