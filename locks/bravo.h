@@ -43,7 +43,7 @@
  *    lock).  So writers see it stable while they hold the underlying lock,
  *    and one that finds it clear knows no fast reader holds the lock.
  *  - A fast-path reader holds read permission iff its table slot holds the
- *    lock's address and it saw RBias set (and no waiting writer) after
+ *    lock's token and it saw RBias set (and no waiting writer) after
  *    publishing that slot.
  *  - A writer that found RBias set clears it, then waits until no slot holds
  *    the lock before it enters.  The reader's publish-then-recheck and the

@@ -126,7 +126,7 @@ void held_init(void)
 struct held *held_grow(void)
 {
 	struct held_list *l = &held_tls;
-	/* A page first (168 entries), then doubling. */
+	/* A page first (170 entries of 24 bytes after the header), then doubling. */
 	uint32_t cap = l->spill ? l->spill->cap * 2
 				: (uint32_t)((4096 - sizeof(struct held_spill)) / sizeof(struct held));
 	struct held_spill *spill;
