@@ -58,18 +58,3 @@ noinst_PROGRAMS += bench/pairloop
 bench_pairloop_SOURCES = bench/pairloop.c
 bench_pairloop_LDADD = bench/libbench.la -lm
 dist_noinst_SCRIPTS += scripts/icount
-TESTS += tests/bench/pairloop-check
-EXTRA_DIST += tests/bench/pairloop-check
-
-# make check: every program under glibc and every variant, briefly.
-TESTS += tests/bench/smoke-check
-EXTRA_DIST += tests/bench/smoke-check
-# ... and finishes its contended cells (a lost wake-up is a hang: a FAIL).
-TESTS += tests/bench/contention-check
-EXTRA_DIST += tests/bench/contention-check
-
-# The Mersenne Twister is std::mt19937's (RWBench's work unit).
-check_PROGRAMS += tests/bench/mt19937_test
-tests_bench_mt19937_test_SOURCES = tests/bench/mt19937_test.c
-tests_bench_mt19937_test_LDADD = bench/libbench.la
-TESTS += tests/bench/mt19937_test

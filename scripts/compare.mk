@@ -1,5 +1,5 @@
 # automake fragment, included from Makefile.am
-# ---- A/B comparison: bravo-compare (bravo-run --compare) and its tests ----
+# ---- A/B comparison: bravo-compare (bravo-run --compare) (tests: tests/tools/local.mk) ----
 
 # The driver, installed beside bravo-run (which finds it there).
 bin_SCRIPTS += scripts/bravo-compare
@@ -10,17 +10,4 @@ scripts/bravo-compare: scripts/bravo-compare.in Makefile
 		$(srcdir)/scripts/bravo-compare.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
 dist_man_MANS += man/bravo-compare.1
-
-# A program with a known, deterministic effect of the preload (it asks the
-# dynamic linker whose pthread_rwlock_rdlock it got), and a static wrapper
-# that drops LD_PRELOAD before exec (a run whose preload never takes effect).
-compare_probes = tests/compare/ab_probe tests/compare/static_exec
-check_PROGRAMS += $(compare_probes)
-tests_compare_ab_probe_SOURCES = tests/compare/ab_probe.c
-tests_compare_ab_probe_LDADD = -ldl
-tests_compare_static_exec_SOURCES = tests/compare/static_exec.c
-tests_compare_static_exec_LDFLAGS = -all-static
-
-TESTS += tests/compare-check tests/compare-stats-check
-EXTRA_DIST += scripts/bravo-compare.in tests/compare-check tests/compare/compare_test.sh \
-	tests/compare-stats-check tests/compare/stats_test.py
+EXTRA_DIST += scripts/bravo-compare.in

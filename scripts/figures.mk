@@ -5,8 +5,7 @@
 # scripts/make-figures does every figure into results/.
 
 dist_noinst_SCRIPTS += scripts/bench-sweep scripts/bench-plot scripts/make-figures
-EXTRA_DIST += scripts/benchfig.py tests/bench/sweep-check
-TESTS += tests/bench/sweep-check
+EXTRA_DIST += scripts/benchfig.py
 
 # make figures            short run (1 s x 3 runs, threads up to 2x the CPUs), ~10 min on 2 CPUs
 # make figures PAPER=1    the paper's settings (10 s x 7 runs, threads up to the CPUs)

@@ -5,8 +5,6 @@
 # writes results/noharm.raw.csv, results/noharm.csv and results/noharm.png.
 
 dist_noinst_SCRIPTS += scripts/noharm-sweep
-EXTRA_DIST += tests/bench/noharm-check
-TESTS += tests/bench/noharm-check
 
 # make noharm                                  the full grid, about 9 minutes
 # make noharm NOHARM_ARGS='--quick'            a short sweep, under a minute

@@ -62,7 +62,7 @@ static void held_free_retired(struct held_list *l)
  * the list is not empty, hand the array back, so it is kept for the next
  * round, up to the last round glibc runs (PTHREAD_DESTRUCTOR_ITERATIONS).
  * Freeing it at once made such unlocks fail with EPERM and left the locks
- * held (found by tests/torture/cancel_exit).
+ * held (found by tests/stress/cancel_exit).
  */
 static void held_free_spill(void *spill)
 {

@@ -14,15 +14,12 @@ bench_native_native_rw_CXXFLAGS = $(AM_CXXFLAGS) -std=gnu++17 $(NATIVE_CXXFLAGS)
 bench_native_native_rw_LDADD = bench/libbench.la $(NATIVE_LIBS) -lm
 native_bench_built = yes
 else
-# (tests/bench/native-check reads this line to tell a skip from a failure)
+# (tests/tools/bench/native-check reads this line to tell a skip from a failure)
 native_bench_built = no
 endif
 
 dist_noinst_SCRIPTS += scripts/native-compare
-EXTRA_DIST += tests/bench/native-check
 
-# Skipped (77) when configure --disable-native-bench left the program out.
-TESTS += tests/bench/native-check
 
 # make native-compare                       the default table (~14 min on 2 CPUs)
 # NATIVE_ARGS="--rounds 3 --duration 0.3"   more scripts/native-compare options

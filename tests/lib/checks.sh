@@ -1,5 +1,5 @@
 # checks.sh - the PASS/FAIL bookkeeping of the shell test scripts
-# (tests/launcher, tests/compare).  Sourced; the caller sets $tmp and
+# (tests/tools).  Sourced; the caller sets $tmp and
 # $rc, and runs its command under test with stdout in $tmp/out and
 # stderr in $tmp/err.
 passed=0

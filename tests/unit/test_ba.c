@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "invariant.h"
-#include "check_run.h"
+#include "../lib/check_run.h"
 #include "timespec_util.h"
 #include "../../locks/ba.h"
 
@@ -969,7 +969,7 @@ END_TEST
  * each other many times; a writer left asleep with nobody to wake it
  * hangs the run, which the stuck time-out reports.  (The lost wake-up of
  * the ninth session of issue 13 -- a mark's CAS skipped -- did not show
- * here in practice; tests/bench/contention-check caught it.)
+ * here in practice; tests/stress/contention-check caught it.)
  */
 START_TEST(writers_waking_each_other_never_strand_a_sleeper)
 {

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "invariant.h"
-#include "check_run.h"
+#include "../lib/check_run.h"
 #include "timespec_util.h"
 #include "../../locks/percpu.h"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "../../src/stats.h"
-#include "check_run.h"
+#include "../lib/check_run.h"
 
 /* Times across the range: every ns up to 4096, then steps of 1/32. */
 static uint64_t next_time(uint64_t ns)

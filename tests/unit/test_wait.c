@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../../locks/wait.h"
-#include "check_run.h"
+#include "../lib/check_run.h"
 #include "timespec_util.h"
 
 

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * check_run.h - the main() of every Check test program: run one suite and
+ * exit non-zero if any test failed, or if none ran at all (a CK_RUN_CASE
+ * or CK_RUN_SUITE from the environment that names nothing would otherwise
+ * pass with zero tests).
+ *
+ * run_suite: fork mode (the unit tests): a hang becomes a tcase time-out,
+ * and every test gets a fresh process (no visible readers table yet,
+ * default settings).  run_suite_env: fork mode and verbosity from the
+ * environment (CK_FORK, CK_VERBOSITY), for the programs run under
+ * LD_PRELOAD, which choose per run.
+ */
+#ifndef LIBBRAVO_TESTS_CHECK_RUN_H
+#define LIBBRAVO_TESTS_CHECK_RUN_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline int run_suite_as(Suite *s, enum fork_status fork_mode, enum print_output print)
+{
+	SRunner *sr = srunner_create(s);
+	int ran, failed;
+
+	if (fork_mode != CK_FORK_GETENV)
+		srunner_set_fork_status(sr, fork_mode);
+	srunner_run_all(sr, print);
+	ran = srunner_ntests_run(sr);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	if (ran == 0) {
+		const char *c = getenv("CK_RUN_CASE"), *t = getenv("CK_RUN_SUITE");
+
+		fprintf(stderr, "FAIL: no test ran (CK_RUN_SUITE=%s CK_RUN_CASE=%s)\n",
+			t ? t : "", c ? c : "");
+		return EXIT_FAILURE;
+	}
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static inline int run_suite(Suite *s)
+{
+	return run_suite_as(s, CK_FORK, CK_NORMAL);
+}
+
+static inline int run_suite_env(Suite *s)
+{
+	return run_suite_as(s, CK_FORK_GETENV, CK_ENV);
+}
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * secure_test - an ordinary pthread program linked directly against one
+ * libbravo variant (DT_NEEDED, absolute run path; see Makefile.am), so
+ * that libbravo is loaded in a set-user-ID process too, where ld.so
+ * ignores LD_PRELOAD with a slash.  tests/preload/system/secure_check.sh makes a
+ * set-user-ID root copy and runs it as an unprivileged user.
+ *
+ * Prints "at_secure=N euid=N ruid=N lib=PATH": whether the kernel marked
+ * the process AT_SECURE, and the object pthread_rwlock_rdlock comes from.
+ * Takes a few read and write locks; exits 0 if they all succeed.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+int main(void)
+{
+	static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+	int (*rdlock)(pthread_rwlock_t *) = pthread_rwlock_rdlock;
+	Dl_info info = { 0 };
+	int bad = 0;
+
+	for (int i = 0; i < 100; i++) {
+		bad |= pthread_rwlock_rdlock(&lock);
+		bad |= pthread_rwlock_unlock(&lock);
+	}
+	bad |= pthread_rwlock_wrlock(&lock);
+	bad |= pthread_rwlock_unlock(&lock);
+	if (!dladdr((void *)rdlock, &info) || !info.dli_fname)
+		info.dli_fname = "?";
+	printf("at_secure=%lu euid=%ld ruid=%ld lib=%s\n", getauxval(AT_SECURE),
+	       (long)geteuid(), (long)getuid(), info.dli_fname);
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+# automake fragment, included from Makefile.am
+# ---- tests/tools/: the launcher, A/B comparison, benchmarks, RocksDB
+# harnesses, install and manual pages, as a user runs them ----
+
+# bravo-run (launcher_test.sh), make install into a DESTDIR, the manual
+# pages, Ctrl-C and sudo in the scripts.
+tools_tests = tests/tools/launcher-check tests/tools/install-check tests/tools/man-check \
+	tests/tools/interrupt-check
+EXTRA_DIST += tests/tools/launcher_test.sh
+
+# bravo-run --compare (bravo-compare).  A program with a known,
+# deterministic effect of the preload (it asks the dynamic linker whose
+# pthread_rwlock_rdlock it got), and a static wrapper that drops LD_PRELOAD
+# before exec (a run whose preload never takes effect).
+compare_probes = tests/tools/compare/ab_probe tests/tools/compare/static_exec
+check_PROGRAMS += $(compare_probes)
+tests_tools_compare_ab_probe_SOURCES = tests/tools/compare/ab_probe.c
+tests_tools_compare_ab_probe_LDADD = -ldl
+tests_tools_compare_static_exec_SOURCES = tests/tools/compare/static_exec.c
+tests_tools_compare_static_exec_LDFLAGS = -all-static
+tools_tests += tests/tools/compare-check tests/tools/compare-stats-check
+EXTRA_DIST += tests/tools/compare/compare_test.sh tests/tools/compare/stats_test.py
+
+# The benchmark programs and their drivers: every program under glibc and
+# every variant, briefly (smoke); the figure sweep, the no-harm sweep and
+# the native-lock table on short settings; the instruction-count loop.
+# native-check is skipped (77) when configure --disable-native-bench left
+# the program out.
+tools_tests += tests/tools/bench/smoke-check tests/tools/bench/sweep-check \
+	tests/tools/bench/noharm-check tests/tools/bench/native-check \
+	tests/tools/bench/pairloop-check
+
+# The RocksDB harnesses, on fakes and on the real db_bench/hash_table_bench.
+tools_tests += \
+	tests/tools/rocksdb/db-bench-usage \
+	tests/tools/rocksdb/db-bench-missing-binary \
+	tests/tools/rocksdb/db-bench-unpreloaded \
+	tests/tools/rocksdb/db-bench-interrupt \
+	tests/tools/rocksdb/db-bench-two-variants \
+	tests/tools/rocksdb/db-bench-summarize \
+	tests/tools/rocksdb/hash-table-bench-usage \
+	tests/tools/rocksdb/hash-table-bench-errors \
+	tests/tools/rocksdb/hash-table-bench-parse \
+	tests/tools/rocksdb/hash-table-bench-unpreloaded \
+	tests/tools/rocksdb/hash-table-bench-interrupt \
+	tests/tools/rocksdb/hash-table-bench-summarize \
+	tests/tools/rocksdb/hash-table-bench-real
+EXTRA_DIST += tests/tools/rocksdb/lib.sh tests/tools/rocksdb/fake-hash-table-bench
+
+TESTS += $(tools_tests)
+EXTRA_DIST += $(tools_tests)

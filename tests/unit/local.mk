@@ -1,0 +1,33 @@
+# automake fragment, included from Makefile.am
+# ---- tests/unit/: the algorithms and pieces of src/, without preload ----
+# Check programs linked against locks/liblocks.la (or one object of src/);
+# each runs its suite in fork mode (tests/lib/check_run.h).
+unit_tests = tests/unit/test_wait tests/unit/test_ba tests/unit/test_bravo \
+	tests/unit/test_cohort tests/unit/test_percpu tests/unit/test_stats_hist \
+	tests/unit/test_mt19937
+unit_headers = tests/unit/invariant.h tests/unit/timespec_util.h tests/lib/check_run.h
+unit_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(srcdir)/locks
+unit_ldadd = locks/liblocks.la $(CHECK_LIBS)
+tests_unit_test_wait_SOURCES = tests/unit/test_wait.c $(unit_headers)
+tests_unit_test_wait_CFLAGS = $(unit_cflags)
+tests_unit_test_wait_LDADD = $(unit_ldadd)
+tests_unit_test_ba_SOURCES = tests/unit/test_ba.c $(unit_headers)
+tests_unit_test_ba_CFLAGS = $(unit_cflags)
+tests_unit_test_ba_LDADD = $(unit_ldadd)
+tests_unit_test_bravo_SOURCES = tests/unit/test_bravo.c $(unit_headers)
+tests_unit_test_bravo_CFLAGS = $(unit_cflags)
+tests_unit_test_bravo_LDADD = $(unit_ldadd)
+tests_unit_test_cohort_SOURCES = tests/unit/test_cohort.c $(unit_headers)
+tests_unit_test_cohort_CFLAGS = $(unit_cflags)
+tests_unit_test_cohort_LDADD = $(unit_ldadd)
+tests_unit_test_percpu_SOURCES = tests/unit/test_percpu.c $(unit_headers)
+tests_unit_test_percpu_CFLAGS = $(unit_cflags)
+tests_unit_test_percpu_LDADD = $(unit_ldadd)
+tests_unit_test_stats_hist_SOURCES = tests/unit/test_stats_hist.c tests/lib/check_run.h
+tests_unit_test_stats_hist_CFLAGS = $(unit_cflags)
+tests_unit_test_stats_hist_LDADD = $(CHECK_LIBS)
+# The Mersenne Twister of bench/ is std::mt19937's (RWBench's work unit).
+tests_unit_test_mt19937_SOURCES = tests/unit/test_mt19937.c
+tests_unit_test_mt19937_LDADD = bench/libbench.la
+check_PROGRAMS += $(unit_tests)
+TESTS += $(unit_tests)
