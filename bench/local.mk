@@ -15,18 +15,9 @@ bench_rwbench_LDADD = bench/libbench.la -lm
 
 EXTRA_DIST += bench/README.md
 
-# The "ideal" BRAVO-BA of figure 1: every lock its own visible readers
-# table.  Benchmarks only: built by make (a shared object, because -rpath),
-# never installed, not a configure --with-lock choice.  It is bravo-ba
-# whose src/variant_bravo.h passes VR_PER_LOCK to the BRAVO functions
-# (locks/bravo.h), over the same locks/liblocks.la as every variant.
-noinst_LTLIBRARIES += src/libbravo-bravo-ba-private.la
-src_libbravo_bravo_ba_private_la_SOURCES = $(interpose_sources) \
-	src/variant_bravo.h src/under_ba.h
-src_libbravo_bravo_ba_private_la_CPPFLAGS = $(AM_CPPFLAGS) -DLIBBRAVO_UNDER_BA -DLIBBRAVO_BRAVO_PRIVATE_TABLE
-src_libbravo_bravo_ba_private_la_CFLAGS = $(variant_cflags)
-src_libbravo_bravo_ba_private_la_LDFLAGS = $(variant_ldflags) -rpath /nowhere
-src_libbravo_bravo_ba_private_la_LIBADD = $(variant_libadd)
+# The "ideal" BRAVO-BA of figure 1, every lock its own visible readers
+# table, is configure.ac's bench-only variant bravo-ba-private
+# (src/libbravo-bravo-ba-private.la, variants.am): never installed.
 
 bench_programs += bench/test_rwlock
 noinst_PROGRAMS += bench/test_rwlock

@@ -5,6 +5,8 @@
  * and halves when it falls below 1/4.  Each entry records the size its
  * block was allocated with, so that a reset never writes past a block.
  */
+/* Only the variants with heap blocks (src/variants/NAME.h) need this file. */
+#ifdef LIBBRAVO_HEAP_BLOCKS
 #include "registry.h"
 
 #include <pthread.h>
@@ -325,3 +327,5 @@ void registry_atfork(void)
 	/* Twice would lock every shard twice at fork: a deadlock. */
 	pthread_once(&once, registry_atfork_once);
 }
+
+#endif /* LIBBRAVO_HEAP_BLOCKS */

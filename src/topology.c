@@ -1,6 +1,8 @@
 /*
  * topology.c - CPU and NUMA node discovery (see topology.h).
  */
+/* Only the variants with heap blocks (src/variants/NAME.h) need this file. */
+#ifdef LIBBRAVO_HEAP_BLOCKS
 #include "topology.h"
 
 #include <dirent.h>
@@ -11,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef HAVE_LIBNUMA
+/* libnuma where configure found it, for the variants that ask for nodes. */
+#if defined(HAVE_LIBNUMA) && defined(LIBBRAVO_NUMA_NODES)
+#define TOPOLOGY_LIBNUMA 1
 #include <numa.h>
 #endif
 
@@ -51,7 +55,7 @@ static void split_artificial(uint16_t *table, unsigned ids, unsigned ncpus, unsi
 	}
 }
 
-#ifdef HAVE_LIBNUMA
+#ifdef TOPOLOGY_LIBNUMA
 /* Parse a sysfs CPU list ("0-3,8,10-11") into table[c] = node, c < ids. */
 static void mark_cpulist(const char *list, uint16_t *table, unsigned ids, uint16_t node)
 {
@@ -120,7 +124,7 @@ static unsigned read_numa(uint16_t *table, unsigned ids, const char **source)
 {
 	for (unsigned c = 0; c < ids; c++)
 		table[c] = 0;
-#ifdef HAVE_LIBNUMA
+#ifdef TOPOLOGY_LIBNUMA
 	unsigned nodes;
 
 	if (numa_available() >= 0 && numa_num_possible_cpus() > 0 && numa_max_node() >= 0) {
@@ -177,3 +181,5 @@ void topology_load(void)
 
 	pthread_once(&once, topology_read);
 }
+
+#endif /* LIBBRAVO_HEAP_BLOCKS */

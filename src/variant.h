@@ -1,14 +1,15 @@
 /*
  * variant.h - the lock algorithm behind the exported functions.
  *
- * Exactly one implementation is compiled into each shared object, chosen by
- * a -D switch, and included here so the lock paths inline it into the
- * exported functions (rwlock.c).  rwlock.c has already dealt with errno
- * rules, recursion and process-shared locks; a variant only locks.  Each
+ * Exactly one implementation is compiled into each shared object and
+ * included here, so the lock paths inline it into the exported functions
+ * (rwlock.c).  The build names the variant (configure.ac's list) and
+ * forces its glue header, src/variants/NAME.h, into every source file:
+ * LIBBRAVO_VARIANT_NAME is "NAME", and the header's switches pick the
+ * implementation below.  rwlock.c has already dealt with errno rules,
+ * recursion and process-shared locks; a variant only locks.  Each
  * provides, as static functions:
  *
- *   variant_name[]                        the name --with-lock and the
- *                                         start-up line use
  *   variant_load(), variant_detail()      once at load; what the start-up
  *                                         line says about it
  *   variant_init(rw, attr)                0
@@ -146,6 +147,12 @@
 
 #include "../locks/wait.h"
 
+#ifndef LIBBRAVO_VARIANT_NAME
+#error "no lock variant selected: build with -DLIBBRAVO_VARIANT_NAME and -include src/variants/NAME.h"
+#endif
+/* The name --with-lock, the start-up line and the statistics use. */
+static const char variant_name[] = LIBBRAVO_VARIANT_NAME;
+
 /* What a variant's read that does not wait and its write fast path found (see above). */
 enum read_nowait { READ_NOWAIT_MISS, READ_NOWAIT_HELD, READ_NOWAIT_SETTLE };
 enum write_fast { WRITE_FAST_MISS, WRITE_FAST_HELD, WRITE_FAST_REVOKE };
@@ -159,7 +166,7 @@ enum write_fast { WRITE_FAST_MISS, WRITE_FAST_HELD, WRITE_FAST_REVOKE };
 #elif defined(LIBBRAVO_VARIANT_COHORT)
 #include "variant_cohort.h"
 #else
-#error "no lock variant selected (-DLIBBRAVO_VARIANT_...)"
+#error "src/variants/" LIBBRAVO_VARIANT_NAME ".h selects no implementation"
 #endif
 
 #ifdef VARIANT_READ_FAST

@@ -11,8 +11,6 @@
 #include "handle.h"
 #include "held.h"
 
-static const char variant_name[] = "ba";
-
 static inline void variant_load(void)
 {
 }

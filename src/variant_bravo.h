@@ -34,11 +34,9 @@
  * visible readers table (locks/bravo.h, VR_PER_LOCK), otherwise this very
  * variant.  Never installed.
  */
-static const char variant_name[] = "bravo-ba-private";
 static const struct rw_ops ba_per_lock_ops = BA_RW_OPS(VR_PER_LOCK); /* under_ba.h */
 #define under_ops ba_per_lock_ops
 #else
-static const char variant_name[] = "bravo-ba";
 #define under_ops ba_under_ops /* under_ba.h */
 #endif
 
@@ -93,8 +91,6 @@ static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 }
 
 #elif defined(LIBBRAVO_UNDER_PTHREAD)
-
-static const char variant_name[] = "bravo-pthread";
 
 static int under_read_lock(void *u, const struct deadline *dl)
 {

@@ -22,8 +22,6 @@
 #include "heap_handle.h"
 #include "topology.h"
 
-static const char variant_name[] = "cohort-rw";
-
 static unsigned cohort_nodes(void)
 {
 	return topology.nnodes < COHORT_MAX_NODES ? topology.nnodes : COHORT_MAX_NODES;

@@ -19,8 +19,6 @@
 #include "heap_handle.h"
 #include "topology.h"
 
-static const char variant_name[] = "percpu";
-
 static void percpu_reset(void *block, uintptr_t nsub)
 {
 	percpu_init(block, (unsigned)nsub);

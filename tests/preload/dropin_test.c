@@ -3,8 +3,9 @@
  *
  * An ordinary pthread program: it knows nothing of libbravo.  Each check is
  * a function named after a behaviour glibc 2.36 has and that an unmodified
- * program may rely on; tests/preload/dropin-check runs this program once without
- * preload and once under LD_PRELOAD of each libbravo variant, and requires
+ * program may rely on; tests/preload/dropin-compare.sh runs this program once
+ * without preload and once under LD_PRELOAD of a libbravo variant (the check
+ * "dropin" of each variant's tests/preload/run), and requires
  * every check that passes natively to pass under the variant too, except
  * where the table `differences` below names the variant and the reason.
  *

@@ -33,7 +33,7 @@ tests_preload_placement_test_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_preload_placement_test_LDADD = $(CHECK_LIBS)
 
 # glibc's behaviour where a program can tell, natively and under every
-# variant (tests/preload/dropin-check compares the two).
+# variant (the driver's check "dropin": tests/preload/dropin-compare.sh).
 tests_preload_dropin_SOURCES = tests/preload/dropin_test.c tests/lib/test_util.h
 
 # The process around the lock: symbol versions, leaks, early constructors,
@@ -53,46 +53,21 @@ tests_preload_system_early_ctor_lib_la_SOURCES = tests/preload/system/early_ctor
 tests_preload_system_early_ctor_lib_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 # Privileged programs (tests/preload/system/secure_check.sh): one program
-# per variant linked directly against it (DT_NEEDED, absolute run path), as
-# ld.so ignores LD_PRELOAD with a slash in a set-user-ID process.
-secure_tests = tests/preload/system/secure_test-ba tests/preload/system/secure_test-bravo-ba \
-	tests/preload/system/secure_test-bravo-pthread tests/preload/system/secure_test-percpu \
-	tests/preload/system/secure_test-cohort-rw
+# per variant (variants.am: tests/preload/system/secure_test-NAME) linked
+# directly against it (DT_NEEDED, absolute run path), as ld.so ignores
+# LD_PRELOAD with a slash in a set-user-ID process.
 secure_ldflags = -Wl,-rpath,$(abs_top_builddir)/src/.libs
-tests_preload_system_secure_test_ba_SOURCES = tests/preload/system/secure_test.c
-tests_preload_system_secure_test_ba_LDFLAGS = $(secure_ldflags)
-tests_preload_system_secure_test_ba_LDADD = src/.libs/libbravo-ba.so
-tests_preload_system_secure_test_ba_DEPENDENCIES = src/libbravo-ba.la
-tests_preload_system_secure_test_bravo_ba_SOURCES = tests/preload/system/secure_test.c
-tests_preload_system_secure_test_bravo_ba_LDFLAGS = $(secure_ldflags)
-tests_preload_system_secure_test_bravo_ba_LDADD = src/.libs/libbravo-bravo-ba.so
-tests_preload_system_secure_test_bravo_ba_DEPENDENCIES = src/libbravo-bravo-ba.la
-tests_preload_system_secure_test_bravo_pthread_SOURCES = tests/preload/system/secure_test.c
-tests_preload_system_secure_test_bravo_pthread_LDFLAGS = $(secure_ldflags)
-tests_preload_system_secure_test_bravo_pthread_LDADD = src/.libs/libbravo-bravo-pthread.so
-tests_preload_system_secure_test_bravo_pthread_DEPENDENCIES = src/libbravo-bravo-pthread.la
-tests_preload_system_secure_test_percpu_SOURCES = tests/preload/system/secure_test.c
-tests_preload_system_secure_test_percpu_LDFLAGS = $(secure_ldflags)
-tests_preload_system_secure_test_percpu_LDADD = src/.libs/libbravo-percpu.so
-tests_preload_system_secure_test_percpu_DEPENDENCIES = src/libbravo-percpu.la
-tests_preload_system_secure_test_cohort_rw_SOURCES = tests/preload/system/secure_test.c
-tests_preload_system_secure_test_cohort_rw_LDFLAGS = $(secure_ldflags)
-tests_preload_system_secure_test_cohort_rw_LDADD = src/.libs/libbravo-cohort-rw.so
-tests_preload_system_secure_test_cohort_rw_DEPENDENCIES = src/libbravo-cohort-rw.la
 
 check_PROGRAMS += $(preload_programs) tests/preload/placement_test tests/preload/dropin \
 	$(preload_system_programs) $(secure_tests)
 
-# One run of the driver per variant (keep in step with configure.ac), and
-# one without preload that checks the suite itself against glibc.
-preload_tests = \
-	tests/preload/glibc.vt \
-	tests/preload/ba.vt \
-	tests/preload/bravo-ba.vt \
-	tests/preload/bravo-pthread.vt \
-	tests/preload/percpu.vt \
-	tests/preload/cohort-rw.vt
-TESTS += $(preload_tests) tests/preload/dropin-check
+# One run of the driver per variant (variants.am adds NAME.vt for each),
+# and one without preload that checks the suite itself against glibc.  A
+# .vt is only a name: the driver takes the variant from it.
+preload_tests += tests/preload/glibc.vt
+$(preload_tests):
+	@:
+TESTS += $(preload_tests)
 TEST_EXTENSIONS = .vt
 VT_LOG_COMPILER = timeout 900 $(SHELL) $(srcdir)/tests/preload/run
 AM_TESTS_ENVIRONMENT += PRELOAD_PROGRAMS='$(preload_programs)'; export PRELOAD_PROGRAMS;
@@ -101,7 +76,7 @@ clean-local: clean-dropin
 clean-dropin:
 	rm -rf tests/preload/dropin-work
 .PHONY: clean-dropin
-EXTRA_DIST += tests/preload/run tests/preload/dropin-check tests/preload/placement-check.sh \
+EXTRA_DIST += tests/preload/run tests/preload/dropin-compare.sh tests/preload/placement-check.sh \
 	tests/preload/system/db_bench_check.sh tests/preload/system/early_ctor_check.sh \
 	tests/preload/system/stats_check.sh tests/preload/system/report_check.sh \
-	tests/preload/system/secure_check.sh $(preload_tests)
+	tests/preload/system/secure_check.sh

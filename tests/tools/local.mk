@@ -6,6 +6,9 @@
 # pages, Ctrl-C and sudo in the scripts.
 tools_tests = tests/tools/launcher-check tests/tools/install-check tests/tools/man-check \
 	tests/tools/interrupt-check
+# A variant added to configure.ac's list is built, installed, tested and
+# benchmarked with no other edit.
+tools_tests += tests/tools/variant-list-check
 EXTRA_DIST += tests/tools/launcher_test.sh
 
 # bravo-run --compare (bravo-compare).  A program with a known,

@@ -1,36 +1,37 @@
 #!/bin/sh
-# dropin-check - does every libbravo variant behave as glibc where a program
-# can tell (issue 12)?
+# SPDX-License-Identifier: BSD-2-Clause
+# dropin-compare.sh VARIANT PROG OUTDIR - does one libbravo variant behave
+# as glibc where a program can tell?  tests/preload/run runs it as the
+# check "dropin" of each variant's suite.
 #
-# Runs tests/preload/dropin (source: tests/preload/dropin_test.c, an
+# Runs PROG (tests/preload/dropin, from tests/preload/dropin_test.c, an
 # ordinary pthread program that knows nothing of libbravo) once without
-# preload and once under LD_PRELOAD of each variant library found in
-# src/.libs (libbravo-*.so, not the *-private benchmark builds), and
-# requires every check that passes natively (or is skipped natively as a
-# promise beyond glibc) to pass under the variant too, except where the
+# preload and once under LD_PRELOAD of $build/src/.libs/libbravo-VARIANT.so,
+# and requires every check that passes natively (or is skipped natively as
+# a promise beyond glibc) to pass under the variant too, except where the
 # program lists an expected difference for that check and variant
-# (`dropin --differences`: CHECK VARIANT REASON).  Under each variant it
-# also runs the strict-mode checks (`dropin --strict`, BRAVO_CHECK=1), which
-# must all pass.
+# (`dropin --differences`: CHECK VARIANT REASON).  It also runs the
+# strict-mode checks (`dropin --strict`, BRAVO_CHECK=1), which must all
+# pass.  VARIANT glibc: the native run alone, where every check must pass
+# or be skipped (the checks themselves are right).
 #
-# One line per check x variant, with both results side by side:
+# One line per check, with both results side by side:
 #
 #   PASS: VARIANT: CHECK (native PASS, VARIANT PASS)
 #   XFAIL: VARIANT: CHECK (native PASS, VARIANT FAIL; expected: REASON)
 #   FAIL: VARIANT: CHECK (native PASS, VARIANT FAIL): the program's detail
 #
-# then a table of all results and "N passed, N failed (N expected
-# differences, S s)"; exit status 1 if anything failed.  Every run is
-# bounded by timeout (DROPIN_TIMEOUT seconds, default 120); each check also
-# has its own watchdog inside the program.
-#
-# Environment: abs_top_builddir (default: the current directory);
-# DROPIN_VARIANTS="V..." to run only those variants.
+# then "N passed, N failed (N expected differences, S s)"; exit status 1
+# if anything failed.  Every run is bounded by timeout (DROPIN_TIMEOUT
+# seconds, default 120); each check also has its own watchdog inside the
+# program.  Environment: abs_top_builddir (default: the current directory).
 set -u
 
+[ $# -eq 3 ] || { echo "usage: dropin-compare.sh VARIANT PROG OUTDIR" >&2; exit 2; }
+variant=$1
+prog=$2
+outdir=$3
 build=${abs_top_builddir:-$(pwd)}
-prog=$build/tests/preload/dropin
-outdir=$build/tests/preload/dropin-work
 limit=${DROPIN_TIMEOUT:-120}
 passed=0
 failed=0
@@ -51,23 +52,6 @@ if [ ! -x "$prog" ]; then
 	exit 1
 fi
 mkdir -p "$outdir"
-
-variants=
-for lib in "$build"/src/.libs/libbravo-*.so; do
-	[ -f "$lib" ] || continue
-	v=$(basename "$lib" .so)
-	v=${v#libbravo-}
-	case $v in *-private) continue ;; esac
-	if [ -n "${DROPIN_VARIANTS:-}" ]; then
-		case " $DROPIN_VARIANTS " in *" $v "*) ;; *) continue ;; esac
-	fi
-	variants="$variants $v"
-done
-if [ -z "$variants" ]; then
-	echo "FAIL: no libbravo-*.so in $build/src/.libs"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
 
 # result FILE CHECK: PASS, FAIL, SKIP, or MISSING (the run died first).
 result() {
@@ -92,27 +76,34 @@ bounded() {
 }
 
 checks=$("$prog" --list)
-"$prog" --differences >"$outdir/differences"
+"$prog" --differences >"$outdir/$variant.differences"
+native=$outdir/$variant.native.out
 
 # The program against glibc itself: every check must pass (or be skipped).
-bounded "$outdir/native.out" env RWLOCK_UNDER_TEST=glibc "$prog"
+bounded "$native" env RWLOCK_UNDER_TEST=glibc "$prog"
 for c in $checks; do
-	n=$(result "$outdir/native.out" "$c")
+	n=$(result "$native" "$c")
 	case $n in
-	PASS | SKIP) ;;
+	PASS | SKIP)
+		if [ "$variant" = glibc ]; then
+			echo "$n: native: $c"
+			passed=$((passed + 1))
+		fi
+		;;
 	*)
-		echo "FAIL: native: $c ($n without preload: the check itself is wrong, or the machine too loaded): $(detail "$outdir/native.out" "$c")"
+		echo "FAIL: native: $c ($n without preload: the check itself is wrong, or the machine too loaded): $(detail "$native" "$c")"
 		failed=$((failed + 1))
 		;;
 	esac
 done
 
-for v in $variants; do
+v=$variant
+if [ "$v" != glibc ]; then
 	lib=$build/src/.libs/libbravo-$v.so
 	out=$outdir/$v.out
 	bounded "$out" env LD_PRELOAD="$lib" RWLOCK_UNDER_TEST=libbravo "$prog"
 	for c in $checks; do
-		n=$(result "$outdir/native.out" "$c")
+		n=$(result "$native" "$c")
 		r=$(result "$out" "$c")
 		[ "$n" = PASS ] || [ "$n" = SKIP ] || continue # reported above
 		if [ "$r" = PASS ]; then
@@ -121,7 +112,7 @@ for v in $variants; do
 			continue
 		fi
 		reason=$(awk -v c="$c" -v v="$v" '$1 == c && $2 == v { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }' \
-			"$outdir/differences")
+			"$outdir/$variant.differences")
 		if [ -n "$reason" ]; then
 			echo "XFAIL: $v: $c (native $n, $v $r; expected: $reason)"
 			xfailed=$((xfailed + 1))
@@ -148,33 +139,8 @@ for v in $variants; do
 		FAIL) echo "FAIL: $v: $name (BRAVO_CHECK=1): $rest"; failed=$((failed + 1)) ;;
 		esac
 	done <"$sout"
-done
+fi
 
-# The side-by-side table.
-echo
-printf '%-62s %-7s' check native
-for v in $variants; do printf ' %-13s' "$v"; done
-echo
-for c in $checks; do
-	printf '%-62s %-7s' "$c" "$(result "$outdir/native.out" "$c")"
-	for v in $variants; do
-		r=$(result "$outdir/$v.out" "$c")
-		if [ "$r" != PASS ] && awk -v c="$c" -v v="$v" '$1 == c && $2 == v { f = 1 } END { exit !f }' \
-			"$outdir/differences"; then
-			r="$r(exp)"
-		fi
-		printf ' %-13s' "$r"
-	done
-	echo
-done
-for c in $(sed -n 's/^\(PASS\|FAIL\) \([a-z0-9_]*\): .*/\2/p' "$outdir"/*.strict.out 2>/dev/null | sort -u); do
-	printf '%-62s %-7s' "$c" "-"
-	for v in $variants; do
-		printf ' %-13s' "$(result "$outdir/$v.strict.out" "$c")"
-	done
-	echo
-done
-echo
 secs=$(echo "$start $(now)" | awk '{ printf "%.1f", $2 - $1 }')
 echo "$passed passed, $failed failed ($xfailed expected differences, $secs s)"
 [ "$failed" -eq 0 ]
