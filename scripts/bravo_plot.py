@@ -95,8 +95,9 @@ def title_text(subject, number=None, note=None):
 
 def lock_styles(locks, known=()):
     """{lock: (colour, point type)}: glibc first, then every name of known
-    (the build's libraries) and locks, sorted; so one build's figures agree."""
-    names = sorted((set(known) | set(locks)) - {'glibc'})
+    (the build's libraries) and locks, sorted; so one build's figures agree.
+    A series named A/B (a ratio) takes A's style (style_of)."""
+    names = sorted(n for n in (set(known) | set(locks)) - {'glibc'} if '/' not in n)
     order = ['glibc'] + names
     return {n: (PALETTE[i % len(PALETTE)], POINTS[i % len(POINTS)]) for i, n in enumerate(order)}
 

@@ -28,6 +28,7 @@ tests_compare_ab_probe_LDADD = -ldl
 tests_compare_static_exec_SOURCES = tests/compare/static_exec.c
 tests_compare_static_exec_LDFLAGS = -all-static
 
-TESTS += tests/compare-check tests/compare-stats-check
+TESTS += tests/compare-check tests/compare-stats-check tests/compare-runner-check
 EXTRA_DIST += scripts/bravo-compare.in tests/compare-check tests/compare/compare_test.sh \
-	tests/compare-stats-check tests/compare/stats_test.py
+	tests/compare-stats-check tests/compare/stats_test.py \
+	tests/compare-runner-check tests/compare/runner_test.py
