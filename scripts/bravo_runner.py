@@ -74,10 +74,6 @@ class RunTimeout(Exception):
     pass
 
 
-def note(prog, text):
-    print('%s: %s' % (prog, text), file=sys.stderr, flush=True)
-
-
 # ---- the locks ----------------------------------------------------------
 
 class Lock:

@@ -40,7 +40,7 @@ ops='ops/sec: ([0-9]+)'
 cmp_run() {
 	rm -rf "$tmp/counter" "$tmp/runs" "$tmp/runs.csv"
 	rc=0
-	timeout 120 "$run" --compare --quiet --output-dir "$tmp/runs" "$@" \
+	timeout 120 "$run" --compare --quiet --outdir "$tmp/runs" "$@" \
 		>"$tmp/out" 2>"$tmp/err" || rc=$?
 }
 
@@ -258,7 +258,7 @@ check timeout "--timeout: a run past it is stopped and reported" \
 
 rm -rf "$tmp/counter" "$tmp/runs" "$tmp/pid"
 rc=0
-"$run" --compare --quiet --output-dir "$tmp/runs" --locks glibc,bravo-ba --runs 3 --metric "$ops" \
+"$run" --compare --quiet --outdir "$tmp/runs" --locks glibc,bravo-ba --runs 3 --metric "$ops" \
 	-- "$probe" faster "$tmp/counter" --sleep-on 3 --pid-file "$tmp/pid" >"$tmp/out" 2>"$tmp/err" &
 driver=$!
 i=0
