@@ -1,6 +1,9 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # benchfig - the paper's figures as sweeps (shared by bench-sweep and
-# bench-plot): which program, which command line, which locks, which x values,
-# and the titles.  Also the CSV layouts both scripts read and write.
+# bench-plot): which program, which command line, which x values, and the
+# titles.  Also the CSV layouts both scripts read and write.  The locks
+# are the build's (bravo_runner.find_libraries), never a list kept here;
+# how a figure looks is bravo_plot's.
 #
 # Figures (BRAVO paper, Dice & Kogan, USENIX ATC 2019, section 5):
 #   fig1   interference -t 64 -l NLOCKS   x = locks in the pool, y = ratio
@@ -9,38 +12,9 @@
 #   fig3   test_rwlock T 1 D -c 10 -e 10 -d 1000   x = reader threads (+1 writer)
 #   fig4a..fig4f  rwbench -t T -p P       P = 9/10, 1/2, 1/10, 1/100, 1/1000, 1/10000
 
-import os
-
-# The locks of the paper's figures 2-4, in the order they are run and keyed.
-PAPER_LOCKS = ["glibc", "ba", "bravo-ba", "bravo-pthread", "cohort-rw", "percpu"]
-# Every lock the sweep knows: "glibc" is no preload; the others are
-# libbravo-NAME.so.  bravo-ba-private is the benchmark-only variant of fig 1
-# (a private visible-readers table per lock).
-KNOWN_LOCKS = PAPER_LOCKS + ["bravo-ba-private"]
-
-# Names in the plots' keys, as the paper writes them.
-LOCK_LABEL = {
-    "glibc": "pthread (glibc)",
-    "ba": "BA",
-    "bravo-ba": "BRAVO-BA",
-    "bravo-pthread": "BRAVO-pthread",
-    "cohort-rw": "Cohort-RW",
-    "percpu": "Per-CPU",
-    "bravo-ba-private": "BRAVO-BA, private table",
-}
-
-# One colour and point type per lock, the same in every figure.
-LOCK_STYLE = {
-    "glibc": ("#000000", 4),
-    "ba": ("#1f77b4", 6),
-    "bravo-ba": ("#d62728", 7),
-    "bravo-pthread": ("#ff7f0e", 5),
-    "cohort-rw": ("#2ca02c", 9),
-    "percpu": ("#9467bd", 13),
-    "bravo-ba-private": ("#1f77b4", 6),
-}
-
-# Fig 1's derived series: per repetition, bravo-ba over bravo-ba-private.
+# Fig 1's two locks and its derived series: per repetition, bravo-ba over
+# the benchmark-only bravo-ba-private (a private visible-readers table per
+# lock).
 RATIO_NUM, RATIO_DEN = "bravo-ba", "bravo-ba-private"
 RATIO_SERIES = RATIO_NUM + "/" + RATIO_DEN
 
@@ -66,12 +40,14 @@ SUMMARY_FIELDS = ["figure", "lock", "x", "median", "min", "max", "runs",
 
 
 class Figure:
-    """One figure: program, argument template, default locks, x axis."""
+    """One figure: its number, program, argument template, x axis; locks
+    None: glibc and every variant of the build."""
 
-    def __init__(self, name, prog, title, xlabel, ylabel, locks, ratio=False):
+    def __init__(self, name, prog, subject, xlabel, ylabel, locks=None, ratio=False):
         self.name = name
+        self.number = name[3:]
         self.prog = prog
-        self.title = title
+        self.subject = subject
         self.xlabel = xlabel
         self.ylabel = ylabel
         self.locks = locks
@@ -92,32 +68,23 @@ def figure(name):
     """The Figure called name, or None."""
     if name == "fig1":
         return Figure("fig1", "interference",
-                      "Figure 1: inter-lock interference (64 threads, read-only)",
+                      "inter-lock interference (64 threads, read-only)",
                       "locks in the pool",
-                      "throughput ratio BRAVO-BA / BRAVO-BA with private table",
+                      "throughput ratio bravo-ba / bravo-ba-private",
                       [RATIO_NUM, RATIO_DEN], ratio=True)
     if name == "fig2":
-        return Figure("fig2", "alternator", "Figure 2: Alternator",
-                      "threads", "notifications (millions/s)", PAPER_LOCKS)
+        return Figure("fig2", "alternator", "Alternator",
+                      "threads", "notifications (millions/s)")
     if name == "fig3":
         return Figure("fig3", "test_rwlock",
-                      "Figure 3: test\\_rwlock T 1 SECS -c 10 -e 10 -d 1000",
+                      "test_rwlock T 1 SECS -c 10 -e 10 -d 1000",
                       "reader threads T (plus 1 writer)",
-                      "aggregate throughput (M iterations/s)", PAPER_LOCKS)
+                      "aggregate throughput (M iterations/s)")
     if name in RWBENCH_P:
         p, words = RWBENCH_P[name]
-        return Figure(name, "rwbench",
-                      "Figure 4%s: RWBench with %s (P = %s)" % (name[-1], words, p),
-                      "threads", "aggregate throughput (M ops/s)", PAPER_LOCKS)
+        return Figure(name, "rwbench", "RWBench with %s (P = %s)" % (words, p),
+                      "threads", "aggregate throughput (M ops/s)")
     return None
-
-
-def cpu_count():
-    """Online CPUs available to this process."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def default_threads(limit):
@@ -129,38 +96,3 @@ def default_threads(limit):
     if out[-1] != limit:
         out.append(limit)
     return out
-
-
-def gnuplot_string(text):
-    """text as a gnuplot double-quoted string that gnuplot takes literally:
-    backslash and double quote escaped, the backquote (command substitution,
-    done even inside double quotes) as its octal escape, a newline as \\n,
-    other control characters dropped."""
-    out = []
-    for ch in str(text):
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "`":
-            out.append("\\140")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ord(ch) >= 32 and ch != "\x7f":
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def machine_text():
-    """'CPU MODEL, N CPUs' from /proc/cpuinfo and the CPUs usable here."""
-    model = None
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key.strip() in ("model name", "Model", "cpu model") and value.strip():
-                    model = " ".join(value.split())
-                    break
-    except OSError:
-        pass
-    return "%s, %d CPUs" % (model or "unknown CPU model", cpu_count())

@@ -18,6 +18,6 @@ figures: all
 	case '$(RESUME)' in ''|0) ;; *) opts="$$opts --resume" ;; esac; \
 	test -z '$(FIGURES)' || opts="$$opts --figures $(FIGURES)"; \
 	outdir='$(FIGURES_OUTDIR)'; test -n "$$outdir" || outdir='$(srcdir)/results'; \
-	$(SHELL) '$(srcdir)/scripts/make-figures' --builddir '$(abs_top_builddir)' \
+	'$(srcdir)/scripts/make-figures' --builddir '$(abs_top_builddir)' \
 		--outdir "$$outdir" $$opts $(FIGURES_ARGS)
 .PHONY: figures

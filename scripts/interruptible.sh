@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # interruptible.sh - bounded runs that Ctrl-C still stops, for the bash
-# scripts that run one command at a time (ab-compare, check-sanitizers).
+# scripts that run one command at a time (check-sanitizers).
 # Sourced.
 #
 # timeout(1) runs its command in a process group of its own, out of reach

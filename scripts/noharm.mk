@@ -8,7 +8,7 @@ dist_noinst_SCRIPTS += scripts/noharm-sweep
 
 # make noharm                                  the full grid, about 9 minutes
 # make noharm NOHARM_ARGS='--quick'            a short sweep, under a minute
-# make noharm NOHARM_ARGS='--outdir /tmp/nh --threads 2 --rounds 11'   (a later option wins)
+# make noharm NOHARM_ARGS='--outdir /tmp/nh --threads 2 --runs 11'   (a later option wins)
 noharm: all
 	'$(srcdir)/scripts/noharm-sweep' --builddir '$(abs_top_builddir)' \
 		--outdir '$(srcdir)/results' $(NOHARM_ARGS)

@@ -1,9 +1,10 @@
 # automake fragment, included from Makefile.am
-# ---- RocksDB harnesses (scripts/rocksdb-*; tests: tests/tools/rocksdb) ----
+# ---- RocksDB harnesses (scripts/rocksdb-*; tests: tests/tools/rocksdb): front
+# ends over scripts/bravo_runner.py, sharing scripts/rocksdb_harness.py ----
 # The harnesses run unmodified RocksDB binaries (Debian's db_bench, and
 # hash_table_bench built from Debian's rocksdb source) under every variant.
 dist_noinst_SCRIPTS += scripts/rocksdb-db-bench scripts/rocksdb-hash-table-bench
-EXTRA_DIST += scripts/rocksdb-common.sh
+EXTRA_DIST += scripts/rocksdb_harness.py
 
 # Run the harnesses' figures on this machine (long: see doc/benchmarking.md, "RocksDB harnesses").
 rocksdb-figures:

@@ -22,7 +22,7 @@ dist_noinst_SCRIPTS += scripts/native-compare
 
 
 # make native-compare                       the default table (~14 min on 2 CPUs)
-# NATIVE_ARGS="--rounds 3 --duration 0.3"   more scripts/native-compare options
+# NATIVE_ARGS="--runs 3 --duration 0.3"   more scripts/native-compare options
 native-compare: all
 	@if test '$(native_bench_built)' != yes; then \
 		echo "native-compare: configured with --disable-native-bench: bench/native/native-rw is not built;" >&2; \
@@ -38,6 +38,5 @@ native-compare: all
 	fi; \
 	test -z '$(NATIVE_MISSING)' || \
 		echo "native-compare: note: not built in (not found by configure): $(NATIVE_MISSING)" >&2; \
-	'$(srcdir)/scripts/native-compare' --builddir '$(abs_top_builddir)' \
-		--variants '$(LIBBRAVO_VARIANTS)' $(NATIVE_ARGS)
+	'$(srcdir)/scripts/native-compare' --builddir '$(abs_top_builddir)' $(NATIVE_ARGS)
 .PHONY: native-compare

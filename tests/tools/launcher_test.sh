@@ -125,6 +125,12 @@ check glibc-unset "--lock glibc: LD_PRELOAD stays unset, no libbravo line" \
 brenv LD_PRELOAD=libm.so.6 --lock glibc -- sh -c "$show_preload"
 check glibc-unchanged "--lock glibc: an existing LD_PRELOAD is unchanged" \
 	eval 'rc_is 0 && out_is libm.so.6'
+brenv LD_PRELOAD="libm.so.6:$libs/libbravo-ba.so" --lock bravo-ba -- sh -c "$show_preload"
+check preload-libbravo-dropped "a libbravo library already preloaded is left out, with a note" \
+	eval 'rc_is 0 && out_is "libm.so.6 $libs/libbravo-bravo-ba.so" && err_has "left out"'
+brenv LD_PRELOAD="$libs/libbravo-ba.so" --lock glibc -- sh -c "$show_preload"
+check glibc-libbravo-dropped "--lock glibc: a libbravo library already preloaded is left out" \
+	eval 'rc_is 0 && out_is unset && err_has "left out"'
 br --lock glibc --libdir "$tmp/nowhere" -- true
 check glibc-needs-no-library "--lock glibc runs without any libbravo" eval 'rc_is 0'
 

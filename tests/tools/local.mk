@@ -21,8 +21,13 @@ tests_tools_compare_ab_probe_SOURCES = tests/tools/compare/ab_probe.c
 tests_tools_compare_ab_probe_LDADD = -ldl
 tests_tools_compare_static_exec_SOURCES = tests/tools/compare/static_exec.c
 tests_tools_compare_static_exec_LDFLAGS = -all-static
-tools_tests += tests/tools/compare-check tests/tools/compare-stats-check
-EXTRA_DIST += tests/tools/compare/compare_test.sh tests/tools/compare/stats_test.py
+tools_tests += tests/tools/compare-check tests/tools/compare-stats-check \
+	tests/tools/compare-runner-check
+EXTRA_DIST += tests/tools/compare/compare_test.sh tests/tools/compare/stats_test.py \
+	tests/tools/compare/runner_test.py
+
+# Every tool answers --help, --version and a bad command line alike.
+tools_tests += tests/tools/cli-check
 
 # The benchmark programs and their drivers: every program under glibc and
 # every variant, briefly (smoke); the figure sweep, the no-harm sweep and

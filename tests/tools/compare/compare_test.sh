@@ -40,7 +40,7 @@ ops='ops/sec: ([0-9]+)'
 cmp_run() {
 	rm -rf "$tmp/counter" "$tmp/runs" "$tmp/runs.csv"
 	rc=0
-	timeout 120 "$run" --compare --quiet --output-dir "$tmp/runs" "$@" \
+	timeout 120 "$run" --compare --quiet --outdir "$tmp/runs" "$@" \
 		>"$tmp/out" 2>"$tmp/err" || rc=$?
 }
 
@@ -105,11 +105,18 @@ fi
 usage_error usage-plot-extension "--plot FILE.jpg: neither .png nor .svg" \
 	--plot "$tmp/plot.jpg" -- "$probe" faster "$tmp/counter"
 err_has "\.png or \.svg" || fail usage-plot-extension-message "the message names the extensions"
-rc=0
-env LD_PRELOAD="$build/src/.libs/libbravo-ba.so" "$compare" --quiet -- "$probe" faster "$tmp/counter" \
-	>"$tmp/out" 2>"$tmp/err" || rc=$?
-check usage-preload-already-set "LD_PRELOAD holding libbravo already: exit 2" \
-	eval 'rc_is 2 && err_has "LD_PRELOAD"'
+# The one preload policy: a libbravo library in the inherited LD_PRELOAD
+# is left out of every run, with a note; any other entry stays, on every
+# side, glibc's included, before the variant's library.
+rm -f "$tmp/preloads"
+LD_PRELOAD="libm.so.6 $build/src/.libs/libbravo-ba.so" cmp_run --locks glibc,bravo-ba --runs 2 \
+	--metric "$ops" -- sh -c 'echo "$BRAVO_COMPARE_LOCK $LD_PRELOAD" >>"$0"; echo "ops/sec: 1000"' \
+	"$tmp/preloads"
+check preload-inherited "an inherited libbravo is left out with one note, libm.so.6 kept on every side" \
+	eval 'rc_is 0 && row_has glibc " 2/2 " && row_has bravo-ba " 2/2 " &&
+		[ "$(grep -c "left out of every run" "$tmp/err")" -eq 1 ] &&
+		[ "$(grep -c "^glibc libm.so.6$" "$tmp/preloads")" -eq 2 ] &&
+		[ "$(grep -c "^bravo-ba libm.so.6 $build/src/.libs/libbravo-bravo-ba.so$" "$tmp/preloads")" -eq 2 ]'
 
 cmp_run --runs 2 -- "$tmp/no-such-command"
 check command-not-found "a command that does not exist: exit 127, nothing run" \
@@ -228,8 +235,8 @@ cmp_run --locks glibc,ba --runs 2 --metric "$ops" \
 	-- sh -c 'LD_PRELOAD="$0" exec "$@"' "$build/src/.libs/libbravo-bravo-ba.so" "$probe" faster "$tmp/counter"
 check unverified-wrong-variant "a command that preloads another variant itself: every run unverified (so round 1 only)" \
 	eval 'rc_is 1 && row_has glibc " 0/1 " && row_has ba " 0/1 " && out_has "stopped after" &&
-		out_has "glibc): unverified: libbravo (bravo-ba) was loaded in a glibc run" &&
-		out_has "ba): unverified: libbravo variant bravo-ba was loaded, not ba"'
+		out_has "glibc): unverified: libbravo (variant=bravo-ba) was loaded in a run without preload" &&
+		out_has "ba): unverified: wrong variant: libbravo: variant=bravo-ba was loaded, not ba"'
 
 # ---- statistics ----
 cmp_run --locks glibc,bravo-ba,ba --runs 2 --metric "$ops" --stats --csv "$tmp/runs.csv" \
@@ -251,7 +258,7 @@ check timeout "--timeout: a run past it is stopped and reported" \
 
 rm -rf "$tmp/counter" "$tmp/runs" "$tmp/pid"
 rc=0
-"$run" --compare --quiet --output-dir "$tmp/runs" --locks glibc,bravo-ba --runs 3 --metric "$ops" \
+"$run" --compare --quiet --outdir "$tmp/runs" --locks glibc,bravo-ba --runs 3 --metric "$ops" \
 	-- "$probe" faster "$tmp/counter" --sleep-on 3 --pid-file "$tmp/pid" >"$tmp/out" 2>"$tmp/err" &
 driver=$!
 i=0
@@ -341,11 +348,12 @@ check spread-note "bravo-ba's runs spread 3x (1000 to 3000): a note names it and
 check load-average "the 1-minute load average at the start and at the end" \
 	eval 'out_has "^load average (1 min): [0-9][0-9.]* at the start, [0-9][0-9.]* at the end$"'
 
-# ---- a real read-heavy loop, once: it completes with a table ----
-cmp_run --locks glibc,bravo-pthread --runs 1 --time \
-	-- "$build/bench/rwmix" --threads 2 --write-pct 1 --duration 0.2
-check rwmix-smoke "bench/rwmix under --time: a table with both locks" \
-	eval 'rc_is 0 && row_has glibc " 1/1 " && row_has bravo-pthread " 1/1 "'
+# ---- a real benchmark, once: it completes with a table ----
+cmp_run --locks glibc,bravo-pthread --runs 1 --metric 'throughput=([0-9.]+)' \
+	-- "$build/bench/rwbench" -t 2 -p 1/100 -d 0.2
+check rwbench-smoke "bench/rwbench, its throughput= figure: a table with both locks" \
+	eval 'rc_is 0 && row_has glibc " 1/1 " && row_has bravo-pthread " 1/1 " &&
+		out_has "higher is better, inferred from .throughput"'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

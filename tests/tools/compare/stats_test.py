@@ -1,25 +1,17 @@
 #!/usr/bin/env python3
-"""stats_test.py BRAVO_COMPARE - the statistics and parsing helpers of
-bravo-compare, checked against independent computations (brute force over
-every sign assignment, hand-worked examples).  Python 3 standard library."""
+# SPDX-License-Identifier: BSD-2-Clause
+"""stats_test.py SCRIPTS_DIR - the statistics of scripts/bravo_stats.py and
+the figure and proof helpers of scripts/bravo_runner.py, checked against
+independent computations (brute force over every sign assignment,
+hand-worked examples).  Python 3 standard library."""
 
 import itertools
-import math
 import re
 import sys
 import unittest
-from importlib.machinery import SourceFileLoader
-from importlib.util import module_from_spec, spec_from_loader
 
-
-def load(path):
-    loader = SourceFileLoader('bravo_compare', path)
-    module = module_from_spec(spec_from_loader('bravo_compare', loader))
-    loader.exec_module(module)
-    return module
-
-
-bc = None
+bc = None      # bravo_stats
+br = None      # bravo_runner
 
 
 def brute_force_wilcoxon(d):
@@ -140,46 +132,54 @@ class Direction(unittest.TestCase):
         ]
         for (before, after), want in cases:
             with self.subTest(before=before, after=after):
-                self.assertEqual(bc.direction_of(before, after)[0], want)
+                self.assertEqual(br.direction_of(before, after)[0], want)
 
     def test_nothing_to_go_by(self):
-        self.assertIsNone(bc.direction_of('value: ', ''))
+        self.assertIsNone(br.direction_of('value: ', ''))
 
     def test_from_the_regex_words(self):
-        self.assertEqual(bc.direction_from_regex(r'([0-9]+)\s+ops/sec')[0], 'higher')
-        self.assertEqual(bc.direction_from_regex(r'latency \(us\): ([0-9.]+)')[0], 'lower')
-        self.assertIsNone(bc.direction_from_regex(r'value: [0-9]+'))
+        self.assertEqual(br.direction_from_regex(r'([0-9]+)\s+ops/sec')[0], 'higher')
+        self.assertEqual(br.direction_from_regex(r'latency \(us\): ([0-9.]+)')[0], 'lower')
+        self.assertIsNone(br.direction_from_regex(r'value: [0-9]+'))
 
 
 class Figure(unittest.TestCase):
     def test_last_match_first_group(self):
         text = 'ops/sec: 10\nops/sec: 20\nother 30\n'
-        self.assertEqual(bc.figure_from(text, re.compile(r'ops/sec: ([0-9]+)'))[0], 20.0)
+        self.assertEqual(br.figure_from(text, re.compile(r'ops/sec: ([0-9]+)'))[0], 20.0)
 
     def test_no_group_takes_the_first_number_of_the_match(self):
         text = 'rate 1,234.5 ops/s in 3 s\n'
-        self.assertEqual(bc.figure_from(text, re.compile(r'rate \S+ ops/s'))[0], 1234.5)
+        self.assertEqual(br.figure_from(text, re.compile(r'rate \S+ ops/s'))[0], 1234.5)
 
     def test_no_match(self):
-        self.assertIsNone(bc.figure_from('nothing here', re.compile(r'ops: ([0-9]+)')))
+        self.assertIsNone(br.figure_from('nothing here', re.compile(r'ops: ([0-9]+)')))
 
 
-class Verify(unittest.TestCase):
+class Proof(unittest.TestCase):
     def test_rules(self):
         line = b'libbravo: variant=bravo-ba table_slots=4096 pid=1\n'
-        self.assertIsNone(bc.verify('bravo-ba', line, None))
-        self.assertIsNone(bc.verify('glibc', b'other\n', None))
-        self.assertIn('glibc run', bc.verify('glibc', line, None))
-        self.assertIn('not ba', bc.verify('ba', line, None))
-        self.assertIn('did not take effect', bc.verify('ba', b'', None))
-        self.assertIn('no libbravo statistics', bc.verify('bravo-ba', line, {'blocks': 0}))
+        glibc, ba, bravo_ba = br.Lock('glibc'), br.Lock('ba', '/x/libbravo-ba.so'), \
+            br.Lock('bravo-ba', '/x/libbravo-bravo-ba.so')
+        self.assertIsNone(br.proof_failure(bravo_ba, line))
+        self.assertIsNone(br.proof_failure(bravo_ba, line + line))
+        self.assertIsNone(br.proof_failure(glibc, b'other\n'))
+        self.assertIn('run without preload (glibc)', br.proof_failure(glibc, line))
+        self.assertIn('wrong variant: libbravo: variant=bravo-ba was loaded, not ba',
+                      br.proof_failure(ba, line))
+        self.assertIn('wrong variant', br.proof_failure(bravo_ba, line + line.replace(b'=bravo-ba', b'=ba')))
+        self.assertIn('did not take effect', br.proof_failure(ba, b''))
+        self.assertIn('no libbravo statistics', br.proof_failure(bravo_ba, line, {'blocks': 0}))
         self.assertIn('no rwlock operation',
-                      bc.verify('bravo-ba', line, {'blocks': 1, 'reads': 0, 'writes': 0}))
-        self.assertIsNone(bc.verify('bravo-ba', line, {'blocks': 1, 'reads': 3, 'writes': 0}))
+                      br.proof_failure(bravo_ba, line, {'blocks': 1, 'reads': 0, 'writes': 0}))
+        self.assertIsNone(br.proof_failure(bravo_ba, line, {'blocks': 1, 'reads': 3, 'writes': 0}))
 
 
 if __name__ == '__main__':
     if len(sys.argv) < 2:
-        sys.exit('usage: stats_test.py BRAVO_COMPARE')
-    bc = load(sys.argv.pop(1))
+        sys.exit('usage: stats_test.py SCRIPTS_DIR')
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, sys.argv.pop(1))
+    import bravo_runner as br    # noqa: E402
+    import bravo_stats as bc     # noqa: E402
     unittest.main(verbosity=2)

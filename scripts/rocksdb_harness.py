@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""rocksdb_harness - what scripts/rocksdb-db-bench and
+scripts/rocksdb-hash-table-bench share, over bravo_runner: the lock
+resolution, the Runner of their runs (statistics at exit proved with
+--stats), the stop on the first run that fails or is not proved ('PRELOAD
+DID NOT TAKE EFFECT'), the clean-up of their directories on exit and on a
+signal, the summary (median, min, max) and the figures in the tools' one
+style.
+
+Invariants:
+- at most one benchmark runs at a time (the Runner's); a signal ends it
+  and its process group, removes the registered directories and exits
+  128 + the signal (130 for Ctrl-C);
+- a run counts only if it exited 0 within the timeout and proved its lock:
+  a variant's start-up line, and with --stats its statistics at exit (a
+  wrapper that drops LD_PRELOAD and execs the benchmark prints the line
+  but no statistics); a run under glibc no libbravo line.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+import bravo_plot
+import bravo_runner as runner
+import bravo_stats as stats
+
+
+class Harness:
+    """One harness's process: its name, its scratch directory, the
+    directories to remove at exit, its runner."""
+
+    def __init__(self, prog):
+        self.prog = prog
+        self.dirs = []
+        self.tmp = None
+        self.runner = None
+
+    def note(self, text):
+        print('%s: %s' % (self.prog, text), file=sys.stderr, flush=True)
+
+    def die(self, text):
+        print('%s: error: %s' % (self.prog, text), file=sys.stderr, flush=True)
+        self.cleanup()
+        sys.exit(1)
+
+    def start(self):
+        """The scratch directory, and the clean-up on a signal."""
+        self.tmp = tempfile.mkdtemp(prefix=self.prog + '.')
+        self.dirs.append(self.tmp)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, self.on_signal)
+
+    def register(self, path):
+        self.dirs.insert(0, path)
+
+    def on_signal(self, signum, frame):
+        raise runner.Interrupted(signum)
+
+    def interrupted(self, signum):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        self.note('interrupted: stopping the benchmark and removing its files')
+        if self.runner:
+            self.runner.stop()
+        self.cleanup()
+        return runner.exit_status_of(signum)
+
+    def cleanup(self):
+        for d in self.dirs:
+            shutil.rmtree(d, ignore_errors=True)
+        self.dirs = []
+
+    def make_runner(self, environment, timeout, stats_on):
+        self.runner = runner.Runner(self.tmp, environment, timeout=timeout, stats=stats_on,
+                                    keep=False, prog=self.prog, stats_must_count=False)
+        return self.runner
+
+    def check(self, run, what):
+        """Dies unless the run counts, saying why (its stderr's tail for a
+        failed one; 'PRELOAD DID NOT TAKE EFFECT' for an unproved one)."""
+        if run.status == 'timeout':
+            self.die('run %s timed out after %g s' % (what, self.runner.timeout))
+        if run.status == 'failed':
+            for line in run.stderr().strip().splitlines()[-5:]:
+                print(line, file=sys.stderr)
+            self.die('run %s: %s %s' % (what, os.path.basename(run.argv[0]), run.detail))
+        if run.status == 'unverified':
+            self.die('PRELOAD DID NOT TAKE EFFECT in run %s: %s (does the binary, or a '
+                     'wrapper, drop LD_PRELOAD? is it setuid or statically linked?); results '
+                     'would be meaningless, stopping' % (what, run.detail))
+
+
+def resolve(harness_parser, names, libdir):
+    """The Locks of names (default: glibc and every variant built)."""
+    libraries = runner.find_libraries(libdir)
+    try:
+        return runner.resolve_locks(names or runner.default_lock_names(libraries),
+                                    libraries, libdir)
+    except runner.UsageError as e:
+        harness_parser.exit_usage(str(e))
+    except runner.Fatal as e:
+        print('%s: error: %s' % (harness_parser.prog, e), file=sys.stderr)
+        sys.exit(1)
+
+
+def check_binary(h, path):
+    if not os.path.exists(path):
+        h.die("benchmark binary '%s' not found" % path)
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        h.die("benchmark binary '%s' is not an executable file" % path)
+
+
+def stat_of(run, key):
+    """libbravo's count KEY of a run with statistics, else ''."""
+    if not run.stats or not run.stats.get('blocks'):
+        return ''
+    return str(run.stats.get(key, 0))
+
+
+def load_1m():
+    load = runner.load_average()
+    return '' if load is None else '%.2f' % load
+
+
+def median_min_max_text(values):
+    """'median, min, max' as %.6g, and the count; '-' for none."""
+    if not values:
+        return '-', '-', '-', 0
+    med, lo, hi = stats.median_min_max(values)
+    return '%.6g' % med, '%.6g' % lo, '%.6g' % hi, len(values)
+
+
+def numbers(texts):
+    out = []
+    for t in texts:
+        try:
+            out.append(float(t))
+        except (TypeError, ValueError):
+            pass
+    return out
+
+
+def in_order(values):
+    """values without repeats, in first-seen order."""
+    seen, out = set(), []
+    for v in values:
+        if v not in seen:
+            seen.add(v)
+            out.append(v)
+    return out
+
+
+def figure(h, png, title, ylabel, series, libdir):
+    """The figure of series [(lock, [(threads, median, min, max)])], in the
+    tools' style; without gnuplot, a note (the CSV is the result)."""
+    if shutil.which('gnuplot') is None:
+        h.note('gnuplot not found (Debian: gnuplot-nox): no figure %s' % png)
+        return
+    series = [(lock, pts) for lock, pts in series if pts]
+    if not series:
+        h.note('no data point to plot: no figure %s' % png)
+        return
+    styles = bravo_plot.lock_styles([l for l, _ in series], runner.find_libraries(libdir))
+    try:
+        bravo_plot.line_figure(png, title, 'threads', ylabel, series, styles)
+    except bravo_plot.PlotError as e:
+        h.die(str(e))
+
+
+def show_table(path):
+    """The summary, as columns, on stderr."""
+    try:
+        subprocess.run(['column', '-s', ',', '-t', path], stdout=sys.stderr, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        with open(path) as f:
+            sys.stderr.write(f.read())
