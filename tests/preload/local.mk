@@ -13,7 +13,15 @@ preload_programs = \
 	tests/preload/posix_rwlock_test \
 	tests/preload/shared_mutex_test \
 	tests/preload/lock_bytes_test
-tests_preload_posix_rwlock_test_SOURCES = tests/preload/posix_rwlock_test.c \
+# One program in several files, one or a few sections each (main.c
+# assembles the suite, harness.c has the helper threads).
+tests_preload_posix_rwlock_test_SOURCES = tests/preload/posix_rwlock/main.c \
+	tests/preload/posix_rwlock/posix_rwlock.h tests/preload/posix_rwlock/harness.c \
+	tests/preload/posix_rwlock/edeadlk_ebusy.c tests/preload/posix_rwlock/unlock_unheld.c \
+	tests/preload/posix_rwlock/timed.c tests/preload/posix_rwlock/exclusion.c \
+	tests/preload/posix_rwlock/lifecycle.c tests/preload/posix_rwlock/pshared.c \
+	tests/preload/posix_rwlock/scale.c tests/preload/posix_rwlock/churn.c \
+	tests/preload/posix_rwlock/leak.c tests/preload/posix_rwlock/symbols.c \
 	tests/lib/test_util.h tests/lib/check_run.h
 tests_preload_posix_rwlock_test_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_preload_posix_rwlock_test_LDADD = $(CHECK_LIBS)
