@@ -50,11 +50,11 @@ preload_system_programs = tests/preload/system/oldsym_test tests/preload/system/
 	tests/preload/system/early_ctor_test tests/preload/system/stats_test \
 	tests/preload/system/broken_stderr_run tests/preload/system/stderr_test
 tests_preload_system_oldsym_test_SOURCES = tests/preload/system/oldsym_test.c
-tests_preload_system_leak_test_SOURCES = tests/preload/system/leak_test.c
-tests_preload_system_early_ctor_test_SOURCES = tests/preload/system/early_ctor_test.c
-tests_preload_system_stats_test_SOURCES = tests/preload/system/stats_test.c
+tests_preload_system_leak_test_SOURCES = tests/preload/system/leak_test.c tests/lib/test_util.h
+tests_preload_system_early_ctor_test_SOURCES = tests/preload/system/early_ctor_test.c tests/lib/test_util.h
+tests_preload_system_stats_test_SOURCES = tests/preload/system/stats_test.c tests/lib/test_util.h
 tests_preload_system_broken_stderr_run_SOURCES = tests/preload/system/broken_stderr_run.c
-tests_preload_system_stderr_test_SOURCES = tests/preload/system/stderr_test.c
+tests_preload_system_stderr_test_SOURCES = tests/preload/system/stderr_test.c tests/lib/test_util.h
 # A library preloaded beside libbravo whose constructor takes rwlocks.
 check_LTLIBRARIES = tests/preload/system/early_ctor_lib.la
 tests_preload_system_early_ctor_lib_la_SOURCES = tests/preload/system/early_ctor_lib.c

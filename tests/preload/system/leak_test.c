@@ -3,9 +3,14 @@
  * destroyed, and threads whose held-lock lists outgrow their inline space,
  * must leave nothing behind.  An ordinary pthread program.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "../../lib/test_util.h"
 
 #define NLOCKS 100000
 #define HELD_AT_ONCE 40
@@ -38,6 +43,8 @@ int main(void)
 {
 	static pthread_rwlock_t shared[NTHREADS][HELD_AT_ONCE];
 	pthread_t t[NTHREADS];
+
+	rwlock_lib_require("leak_test"); /* which library answered (EXPECT_RWLOCK_LIB) */
 
 	for (int i = 0; i < NLOCKS; i++) {
 		pthread_rwlock_t *l = malloc(sizeof(*l));
