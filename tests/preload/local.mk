@@ -111,5 +111,6 @@ clean-dropin:
 .PHONY: clean-dropin
 EXTRA_DIST += tests/preload/run tests/preload/dropin-check tests/preload/placement-check.sh \
 	tests/preload/system/db_bench_check.sh tests/preload/system/early_ctor_check.sh \
+	tests/preload/system/leak_check.sh \
 	tests/preload/system/stats_check.sh tests/preload/system/report_check.sh \
 	tests/preload/system/secure_check.sh $(preload_tests)
