@@ -1,14 +1,19 @@
 /*
  * test_util.h - small helpers shared by the test programs that run under
- * LD_PRELOAD (tests/preload, tests/stress):
- * error names, which library is under test, and time arithmetic.
+ * LD_PRELOAD (tests/preload, tests/stress): error names, which library is
+ * under test and which one answered the program's calls, and time
+ * arithmetic.
  * Header-only (static inline), no test framework.
  */
 #ifndef LIBBRAVO_TESTS_TEST_UTIL_H
 #define LIBBRAVO_TESTS_TEST_UTIL_H
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,6 +46,117 @@ static inline bool lock_underneath_is_glibcs(void)
 	const char *s = getenv("EXPECT_RWLOCK_LIB");
 
 	return under_glibc() || (s && strcmp(s, "libbravo-bravo-pthread.so") == 0);
+}
+
+/*
+ * The object that must define the pthread_rwlock_* functions the program
+ * calls: EXPECT_RWLOCK_LIB (a basename: libbravo-ba.so, libc.so.6), which
+ * every driver sets; libc.so.6 when it is unset.
+ */
+static inline const char *expected_rwlock_lib(void)
+{
+	const char *e = getenv("EXPECT_RWLOCK_LIB");
+
+	return (e && *e) ? e : "libc.so.6";
+}
+
+/* The name after p in a comma-separated list, or NULL. */
+static inline const char *rwlock_lib_next_(const char *p)
+{
+	p = strchr(p, ',');
+	return p ? p + 1 : NULL;
+}
+
+/* Index of base in the comma-separated list want, or -1. */
+static inline int rwlock_lib_index_(const char *want, const char *base)
+{
+	size_t n = strlen(base);
+	int i = 0;
+
+	for (const char *p = want; p; p = rwlock_lib_next_(p), i++)
+		if (strncmp(p, base, n) == 0 && (p[n] == ',' || p[n] == 0))
+			return i;
+	return -1;
+}
+
+/*
+ * Which library answered: 0 when each of the eleven pthread_rwlock_*
+ * functions, at the address this program's own calls go to, is defined in
+ * the object want names (a basename), otherwise -1 and, in why, the first
+ * that is not and where it is.  want may name several objects, comma-
+ * separated, for a wrapper preloaded in front of the lock (oprand's
+ * faulty.so): each function must come from one of them, and each of them
+ * must define at least one.
+ */
+static inline int rwlock_lib_check_in(const char *want, char *why, size_t len)
+{
+	static const struct {
+		const char *name;
+		void *addr;
+	} fns[] = {
+#define RWLOCK_FN_(n) { #n, (void *)&n }
+		RWLOCK_FN_(pthread_rwlock_init),        RWLOCK_FN_(pthread_rwlock_destroy),
+		RWLOCK_FN_(pthread_rwlock_rdlock),      RWLOCK_FN_(pthread_rwlock_tryrdlock),
+		RWLOCK_FN_(pthread_rwlock_timedrdlock), RWLOCK_FN_(pthread_rwlock_clockrdlock),
+		RWLOCK_FN_(pthread_rwlock_wrlock),      RWLOCK_FN_(pthread_rwlock_trywrlock),
+		RWLOCK_FN_(pthread_rwlock_timedwrlock), RWLOCK_FN_(pthread_rwlock_clockwrlock),
+		RWLOCK_FN_(pthread_rwlock_unlock),
+#undef RWLOCK_FN_
+	};
+	unsigned long used = 0;
+	int k = 0;
+
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		const char *base;
+		Dl_info info;
+
+		if (!dladdr(fns[i].addr, &info) || !info.dli_fname) {
+			snprintf(why, len, "%s: dladdr finds no object for it", fns[i].name);
+			return -1;
+		}
+		base = strrchr(info.dli_fname, '/');
+		base = base ? base + 1 : info.dli_fname;
+		k = rwlock_lib_index_(want, base);
+		if (k < 0) {
+			snprintf(why, len, "%s is defined in %s, expected %s", fns[i].name,
+				 info.dli_fname, want);
+			return -1;
+		}
+		used |= 1UL << (k & 63);
+	}
+	k = 0;
+	for (const char *p = want; p; p = rwlock_lib_next_(p), k++)
+		if (!(used & (1UL << (k & 63)))) {
+			snprintf(why, len, "no pthread_rwlock_* function is defined in %.*s (expected %s)",
+				 (int)strcspn(p, ","), p, want);
+			return -1;
+		}
+	return 0;
+}
+
+/*
+ * rwlock_lib_check_in(expected_rwlock_lib()): programs run under
+ * LD_PRELOAD call it first, so that a run that lost its preload (a
+ * wrapper that drops it, a driver that forgot it) fails instead of
+ * passing on glibc's lock.
+ */
+static inline int rwlock_lib_check(char *why, size_t len)
+{
+	return rwlock_lib_check_in(expected_rwlock_lib(), why, len);
+}
+
+/*
+ * rwlock_lib_check() for a program without a test framework: on a
+ * mismatch, one line on stderr, "PROG: ...", and exit status 1.
+ */
+static inline void rwlock_lib_require(const char *prog)
+{
+	char why[PATH_MAX + 256];
+
+	if (rwlock_lib_check(why, sizeof(why)) != 0) {
+		fprintf(stderr, "%s: FAIL: %s (EXPECT_RWLOCK_LIB)\n", prog, why);
+		exit(1);
+	}
 }
 
 /*

@@ -80,7 +80,7 @@ checks=$("$prog" --list)
 native=$outdir/$variant.native.out
 
 # The program against glibc itself: every check must pass (or be skipped).
-bounded "$native" env RWLOCK_UNDER_TEST=glibc "$prog"
+bounded "$native" env RWLOCK_UNDER_TEST=glibc EXPECT_RWLOCK_LIB=libc.so.6 "$prog"
 for c in $checks; do
 	n=$(result "$native" "$c")
 	case $n in
@@ -101,7 +101,7 @@ v=$variant
 if [ "$v" != glibc ]; then
 	lib=$build/src/.libs/libbravo-$v.so
 	out=$outdir/$v.out
-	bounded "$out" env LD_PRELOAD="$lib" RWLOCK_UNDER_TEST=libbravo "$prog"
+	bounded "$out" env LD_PRELOAD="$lib" RWLOCK_UNDER_TEST=libbravo EXPECT_RWLOCK_LIB="libbravo-$v.so" "$prog"
 	for c in $checks; do
 		n=$(result "$native" "$c")
 		r=$(result "$out" "$c")
@@ -126,7 +126,8 @@ if [ "$v" != glibc ]; then
 
 	# Strict mode: only the library's own rules, no glibc to compare with.
 	sout=$outdir/$v.strict.out
-	bounded "$sout" env LD_PRELOAD="$lib" RWLOCK_UNDER_TEST=libbravo BRAVO_CHECK=1 "$prog" --strict
+	bounded "$sout" env LD_PRELOAD="$lib" RWLOCK_UNDER_TEST=libbravo EXPECT_RWLOCK_LIB="libbravo-$v.so" \
+		BRAVO_CHECK=1 "$prog" --strict
 	scount=$(grep -c '^\(PASS\|FAIL\) ' "$sout" || true)
 	if [ "$scount" -eq 0 ]; then
 		echo "FAIL: $v: strict checks (no result): $(tail -n 3 "$sout" "$sout.err" | tr '\n' ' ')"

@@ -1423,6 +1423,7 @@ int main(int argc, char **argv)
 		first = 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	rwlock_lib_require("dropin"); /* which library answered (EXPECT_RWLOCK_LIB) */
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {
 		perror("mmap");

@@ -13,7 +13,15 @@ preload_programs = \
 	tests/preload/posix_rwlock_test \
 	tests/preload/shared_mutex_test \
 	tests/preload/lock_bytes_test
-tests_preload_posix_rwlock_test_SOURCES = tests/preload/posix_rwlock_test.c \
+# One program in several files, one or a few sections each (main.c
+# assembles the suite, harness.c has the helper threads).
+tests_preload_posix_rwlock_test_SOURCES = tests/preload/posix_rwlock/main.c \
+	tests/preload/posix_rwlock/posix_rwlock.h tests/preload/posix_rwlock/harness.c \
+	tests/preload/posix_rwlock/edeadlk_ebusy.c tests/preload/posix_rwlock/unlock_unheld.c \
+	tests/preload/posix_rwlock/timed.c tests/preload/posix_rwlock/exclusion.c \
+	tests/preload/posix_rwlock/lifecycle.c tests/preload/posix_rwlock/pshared.c \
+	tests/preload/posix_rwlock/scale.c tests/preload/posix_rwlock/churn.c \
+	tests/preload/posix_rwlock/leak.c tests/preload/posix_rwlock/symbols.c \
 	tests/lib/test_util.h tests/lib/check_run.h
 tests_preload_posix_rwlock_test_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_preload_posix_rwlock_test_LDADD = $(CHECK_LIBS)
@@ -42,11 +50,11 @@ preload_system_programs = tests/preload/system/oldsym_test tests/preload/system/
 	tests/preload/system/early_ctor_test tests/preload/system/stats_test \
 	tests/preload/system/broken_stderr_run tests/preload/system/stderr_test
 tests_preload_system_oldsym_test_SOURCES = tests/preload/system/oldsym_test.c
-tests_preload_system_leak_test_SOURCES = tests/preload/system/leak_test.c
-tests_preload_system_early_ctor_test_SOURCES = tests/preload/system/early_ctor_test.c
-tests_preload_system_stats_test_SOURCES = tests/preload/system/stats_test.c
+tests_preload_system_leak_test_SOURCES = tests/preload/system/leak_test.c tests/lib/test_util.h
+tests_preload_system_early_ctor_test_SOURCES = tests/preload/system/early_ctor_test.c tests/lib/test_util.h
+tests_preload_system_stats_test_SOURCES = tests/preload/system/stats_test.c tests/lib/test_util.h
 tests_preload_system_broken_stderr_run_SOURCES = tests/preload/system/broken_stderr_run.c
-tests_preload_system_stderr_test_SOURCES = tests/preload/system/stderr_test.c
+tests_preload_system_stderr_test_SOURCES = tests/preload/system/stderr_test.c tests/lib/test_util.h
 # A library preloaded beside libbravo whose constructor takes rwlocks.
 check_LTLIBRARIES = tests/preload/system/early_ctor_lib.la
 tests_preload_system_early_ctor_lib_la_SOURCES = tests/preload/system/early_ctor_lib.c
@@ -78,5 +86,6 @@ clean-dropin:
 .PHONY: clean-dropin
 EXTRA_DIST += tests/preload/run tests/preload/dropin-compare.sh tests/preload/placement-check.sh \
 	tests/preload/system/db_bench_check.sh tests/preload/system/early_ctor_check.sh \
+	tests/preload/system/leak_check.sh \
 	tests/preload/system/stats_check.sh tests/preload/system/report_check.sh \
 	tests/preload/system/secure_check.sh

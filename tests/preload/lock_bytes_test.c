@@ -15,7 +15,8 @@
  * the pthread_rwlock_* this program resolves (the variant under
  * LD_PRELOAD) and once through libc.so.6's own, and the outcomes are
  * printed side by side.  RWLOCK_UNDER_TEST=glibc (no preload) checks the
- * program itself against glibc.
+ * program itself against glibc.  EXPECT_RWLOCK_LIB names the object that
+ * must define the functions the program calls (test case "symbols").
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -490,6 +491,15 @@ START_TEST(destroy_of_zero_lock_in_read_only_memory_where_a_lock_lived_returns_0
 }
 END_TEST
 
+/* Which library answered: the program's calls reach EXPECT_RWLOCK_LIB. */
+START_TEST(rwlock_functions_are_defined_in_expected_library)
+{
+	char why[PATH_MAX + 256];
+
+	ck_assert_msg(rwlock_lib_check(why, sizeof(why)) == 0, "%s", why);
+}
+END_TEST
+
 static Suite *lock_bytes_suite(void)
 {
 	Suite *s = suite_create("lock_bytes");
@@ -514,6 +524,11 @@ static Suite *lock_bytes_suite(void)
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
 	tcase_add_test(tc, destroy_of_zero_lock_in_read_only_memory_returns_0);
 	tcase_add_test(tc, destroy_of_zero_lock_in_read_only_memory_where_a_lock_lived_returns_0);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("symbols");
+	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tcase_add_test(tc, rwlock_functions_are_defined_in_expected_library);
 	suite_add_tcase(s, tc);
 	return s;
 }

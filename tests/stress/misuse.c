@@ -3,7 +3,7 @@
  * nothing (a correct use afterwards still works: lock, unlock, writer
  * exclusion, consistent data).
  *
- * Only the cases tests/preload/posix_rwlock_test.c does not cover
+ * Only the cases tests/preload/posix_rwlock_test does not cover
  * (doc/testing.md, "Torture and misuse", lists where each case is tested).
  * libbravo's default mode gives glibc 2.36's results: destroy returns 0
  * and changes nothing, calls on a destroyed lock work, a bad tv_nsec is
@@ -485,7 +485,7 @@ static void *rogue_default_main(void *arg)
  * and releases nothing (the lock is free or write-held by another thread:
  * glibc corrupts its lock there), so the writers' exclusion and data stay
  * intact.  (A wrong unlock of a read-held lock releases a reader's hold,
- * as glibc's does: tests/preload/posix_rwlock_test.c.)
+ * as glibc's does: tests/preload/posix_rwlock/unlock_unheld.c.)
  */
 static void wrong_unlocks_of_a_write_locked_lock_during_heavy_use_return_0_and_release_nothing(void)
 {

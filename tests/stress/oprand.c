@@ -81,6 +81,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/test_util.h"
+
 #define MAX_THREADS 8
 #define MAX_LOCKS 4
 #define HISTORY 8
@@ -1225,8 +1227,9 @@ static void usage(FILE *f)
 		"                  (only calls POSIX/glibc define); default: libbravo when\n"
 		"                  the rwlock functions come from a libbravo object (strict\n"
 		"                  with BRAVO_CHECK=1), else posix\n"
-		"  --expect-lib S  fail unless pthread_rwlock_rdlock is defined in an object\n"
-		"                  whose name contains S\n"
+		"  --expect-lib S  fail unless every pthread_rwlock_* function is defined in\n"
+		"                  the object S (a basename: libbravo-ba.so, libc.so.6);\n"
+		"                  S1,S2: each in one of them, and each of them defines one\n"
 		"  --mutant NAME   make the model deliberately wrong (it must then diverge):\n"
 		"                  free-trywrlock-busy, readers-exclude, unlock-unheld-eperm\n"
 		"                  (libbravo model), unlock-unheld-ok (strict model)\n"
@@ -1307,9 +1310,13 @@ int main(int argc, char **argv)
 			bad_usage("unknown mutant '%s'", cfg.mutant);
 	}
 	obj = rwlock_object();
-	if (expect && !strstr(obj, expect)) {
-		fprintf(stderr, "oprand: pthread_rwlock_rdlock comes from %s, expected %s\n", obj, expect);
-		return 1;
+	if (expect) {
+		char why[PATH_MAX + 256];
+
+		if (rwlock_lib_check_in(expect, why, sizeof(why)) != 0) {
+			fprintf(stderr, "oprand: %s (--expect-lib)\n", why);
+			return 1;
+		}
 	}
 	if (!model_arg)
 		cfg.model = default_model(obj);

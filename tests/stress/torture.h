@@ -17,6 +17,9 @@
  *                          libbravo's README promises (POSIX leaves it
  *                          undefined or glibc does otherwise); each skipped
  *                          check prints "skip NAME (...)".
+ *   EXPECT_RWLOCK_LIB=NAME basename of the object that must define the
+ *                          pthread_rwlock_* functions (default libc.so.6):
+ *                          checked before the first check
  *   BRAVO_CHECK=1          libbravo's strict mode (torture-check's V-strict
  *                          runs): run the checks of its errors (EPERM,
  *                          EBUSY from destroy, EINVAL on a destroyed lock),
@@ -308,8 +311,23 @@ static inline const char *torture_where(unsigned where)
 }
 
 /*
- * Runs every check (or those named on the command line), in order.
- * Returns the exit status for main.
+ * Which library answered, before any check: every pthread_rwlock_* call
+ * of the program must reach the object EXPECT_RWLOCK_LIB names
+ * (torture-check sets it for every variant, and libc.so.6 for glibc), or
+ * a run that lost its preload would pass on glibc's lock.
+ */
+static inline void torture_require_rwlock_lib(void)
+{
+	char why[PATH_MAX + 256];
+
+	torture_current = "rwlock_functions_come_from_the_expected_library";
+	CHECK(rwlock_lib_check(why, sizeof(why)) == 0, "%s", why);
+	printf("ok %s (%s)\n", torture_current, expected_rwlock_lib());
+}
+
+/*
+ * Runs every check (or those named on the command line), in order, after
+ * torture_require_rwlock_lib().  Returns the exit status for main.
  */
 static inline int torture_main(const char *prog, const char *about,
 			       const struct torture_check *checks, size_t n,
@@ -335,6 +353,7 @@ static inline int torture_main(const char *prog, const char *about,
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	torture_scale(); /* complain about a malformed value once, up front */
+	torture_require_rwlock_lib();
 	here = under_glibc() ? RUN_GLIBC : strict_mode() ? RUN_STRICT : RUN_DEFAULT;
 	for (size_t i = 0; i < n; i++) {
 		bool wanted = argc == 1;

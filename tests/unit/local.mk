@@ -3,7 +3,7 @@
 # Check programs linked against locks/liblocks.la (or one object of src/);
 # each runs its suite in fork mode (tests/lib/check_run.h).
 unit_tests = tests/unit/test_wait tests/unit/test_ba tests/unit/test_bravo \
-	tests/unit/test_cohort tests/unit/test_percpu tests/unit/test_stats_hist \
+	tests/unit/test_bravo_pthread tests/unit/test_cohort tests/unit/test_percpu tests/unit/test_stats_hist \
 	tests/unit/test_mt19937
 unit_headers = tests/unit/invariant.h tests/unit/timespec_util.h tests/lib/check_run.h
 unit_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(srcdir)/locks
@@ -17,6 +17,10 @@ tests_unit_test_ba_LDADD = $(unit_ldadd)
 tests_unit_test_bravo_SOURCES = tests/unit/test_bravo.c $(unit_headers)
 tests_unit_test_bravo_CFLAGS = $(unit_cflags)
 tests_unit_test_bravo_LDADD = $(unit_ldadd)
+# BRAVO over glibc's own rwlock, composed as BRAVO-pthread composes it.
+tests_unit_test_bravo_pthread_SOURCES = tests/unit/test_bravo_pthread.c $(unit_headers)
+tests_unit_test_bravo_pthread_CFLAGS = $(unit_cflags)
+tests_unit_test_bravo_pthread_LDADD = $(unit_ldadd)
 tests_unit_test_cohort_SOURCES = tests/unit/test_cohort.c $(unit_headers)
 tests_unit_test_cohort_CFLAGS = $(unit_cflags)
 tests_unit_test_cohort_LDADD = $(unit_ldadd)

@@ -26,7 +26,7 @@ for order in first second; do
 	if [ $order = first ]; then preload="$lib $early"; else preload="$early $lib"; fi
 	# early_ctor_lib's constructor runs first when it is named last.
 	# (valgrind's launcher is preloaded too: its own start-up line is the first.)
-	timeout -k 10 240 env LD_PRELOAD="$preload" BRAVO_VERBOSE=1 BRAVO_TABLE=1d BRAVO_TABLE_SIZE=8192 \
+	timeout -k 10 240 env LD_PRELOAD="$preload" EXPECT_RWLOCK_LIB="libbravo-$variant.so" BRAVO_VERBOSE=1 BRAVO_TABLE=1d BRAVO_TABLE_SIZE=8192 \
 		BRAVO_COHORT_NODES=2 BRAVO_COHORT_HANDOFF=3 valgrind -q --error-exitcode=9 \
 		"$prog" >"$tmp/$order.out" 2>"$tmp/$order.err"
 	rc=$?

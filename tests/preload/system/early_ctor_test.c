@@ -12,12 +12,16 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
+#include "../../lib/test_util.h"
+
 int main(void)
 {
 	int *ran = dlsym(RTLD_DEFAULT, "early_ctor_ran");
 	int *failures = dlsym(RTLD_DEFAULT, "early_ctor_failures");
 	int (*after)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "early_ctor_after");
 	int late;
+
+	rwlock_lib_require("early_ctor_test"); /* which library answered (EXPECT_RWLOCK_LIB) */
 
 	if (!ran || !failures || !after) {
 		fprintf(stderr, "early_ctor_test: early_ctor_lib.so is not preloaded\n");

@@ -23,6 +23,11 @@ fail=0
 bad() { echo "report_check: $variant: $*"; fail=1; }
 unset LD_PRELOAD BRAVO_N BRAVO_TABLE_SIZE BRAVO_SPIN BRAVO_VERBOSE BRAVO_STATS \
 	BRAVO_STATS_FILE BRAVO_CHECK BRAVO_COHORT_NODES BRAVO_COHORT_HANDOFF
+# stderr_test checks which library answered: the variant, and libc.so.6 in
+# the runs without preload (env EXPECT_RWLOCK_LIB=$native).
+EXPECT_RWLOCK_LIB=libbravo-$variant.so
+export EXPECT_RWLOCK_LIB
+native=libc.so.6
 t() { timeout -k 5 "$limit" "$@"; }
 # under ENV... : stderr_test under the variant, stderr in $tmp/err (timeout
 # outside: not itself under the variant).
@@ -68,7 +73,7 @@ created=$(find "$tmp/long" ! -type d | wc -l)
 [ "$created" -ne 0 ] && bad "too-long: created $created file(s) under a shortened name, e.g. ...$(find "$tmp/long" ! -type d | head -n 1 | tail -c 60)"
 
 # broken-pipe: the exit status is the program's own, as without preload.
-t "$broken" "$prog"
+t "$broken" env EXPECT_RWLOCK_LIB=$native "$prog"
 want=$?
 [ "$want" -eq 0 ] || bad "broken-pipe: without preload the program exits $want"
 for settings in BRAVO_STATS=1 BRAVO_VERBOSE=1 BRAVO_N=abc "BRAVO_STATS=1 BRAVO_VERBOSE=1 BRAVO_N=abc" \
@@ -87,7 +92,7 @@ for how in plain closed-at-exec; do
 	for pre in none stats refused; do
 		rm -f "$tmp/log"
 		case $pre in
-		none) set -- env ;;
+		none) set -- env EXPECT_RWLOCK_LIB=$native ;;
 		stats) set -- env LD_PRELOAD="$lib" BRAVO_STATS=1 BRAVO_VERBOSE=1 ;;
 		refused) set -- env LD_PRELOAD="$lib" BRAVO_STATS_FILE="$tmp/link" ;;
 		esac

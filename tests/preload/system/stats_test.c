@@ -11,12 +11,17 @@
  *     (strict mode) EPERM each, 2 x EPERM errors
  *   errors: 1 x EBUSY, 1 x EDEADLK, 1 x EINVAL
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "../../lib/test_util.h"
 
 static int expect(int got, int want, const char *what)
 {
@@ -35,6 +40,8 @@ int main(void)
 	const char *check = getenv("BRAVO_CHECK");
 	int unheld = check && strcmp(check, "1") == 0 ? EPERM : 0;
 	int bad_calls = 0;
+
+	rwlock_lib_require("stats_test"); /* which library answered (EXPECT_RWLOCK_LIB) */
 
 	for (int i = 0; i < 1000; i++) {
 		bad_calls += expect(pthread_rwlock_rdlock(&lock), 0, "rdlock");

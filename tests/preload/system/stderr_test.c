@@ -6,16 +6,23 @@
  * fd 2 (a log file, say), and writes one line of its own there: FILE must
  * then hold that line only, nothing libbravo writes at exit may land in it.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "../../lib/test_util.h"
 
 int main(int argc, char **argv)
 {
 	static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 	static const char line[] = "stderr_test: the program's own line\n";
 	int fd = -1, bad = 0;
+
+	rwlock_lib_require("stderr_test"); /* which library answered (EXPECT_RWLOCK_LIB) */
 
 	if (argc > 2)
 		return 2;

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * main.c - tests/preload/posix_rwlock_test: integration tests of the POSIX
+ * rwlock API.  This file assembles the suite; the tests are in the other
+ * files of tests/preload/posix_rwlock/, one or a few sections each.
+ *
+ * An ordinary pthread program: it knows nothing of libbravo.  It is run
+ * under LD_PRELOAD of each libbravo variant (tests/preload/run), and
+ * without preload against glibc, so that the suite also validates itself.
+ *
+ * Environment:
+ *   RWLOCK_UNDER_TEST=glibc  skip the checks that only libbravo promises
+ *                            (they are marked [libbravo] and are not
+ *                            registered; a line on stderr names each one).
+ *   BRAVO_CHECK=1            libbravo's strict mode (tests/preload/run runs
+ *                            the test case "strict" so, CK_RUN_CASE=strict):
+ *                            the checks of its errors ([strict]) are
+ *                            registered, and those of the default mode's
+ *                            glibc results ([default]) are not.
+ *   EXPECT_RWLOCK_LIB=NAME   basename of the object that must define the
+ *                            pthread_rwlock_* functions (default libc.so.6).
+ *
+ * Internal entry points (used by tests, which re-execute this binary):
+ *   posix_rwlock_test --pshared-exec-child PATH READ_FD WRITE_FD
+ *   posix_rwlock_test --unlock-misuse-child write-held|free
+ */
+#include "posix_rwlock.h"
+#include "../../lib/check_run.h"
+
+static TCase *new_tcase(Suite *s, const char *name, double timeout)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, timeout);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
+/* The test cases, in this order, each with its time-out. */
+static Suite *rwlock_suite(void)
+{
+	Suite *s = suite_create("posix_rwlock");
+	TCase *tc;
+
+	add_edeadlk_tests(new_tcase(s, "edeadlk", 10));
+	add_ebusy_tests(new_tcase(s, "ebusy", 10));
+	add_unlock_unheld_tests(new_tcase(s, "unlock_unheld", 10));
+
+	/* [strict]: BRAVO_CHECK=1 (tests/preload/run: CK_RUN_CASE=strict). */
+	if (strict_mode()) {
+		tc = new_tcase(s, "strict", 10);
+		add_strict_unlock_tests(tc);
+		add_strict_destroy_tests(tc);
+		add_strict_pshared_tests(tc);
+	}
+
+	add_timed_tests(new_tcase(s, "timed", 15));
+	add_exclusion_tests(new_tcase(s, "exclusion", 20));
+	add_phases_tests(new_tcase(s, "phases", 20));
+	add_recursion_tests(new_tcase(s, "recursion", 15));
+	add_initializers_tests(new_tcase(s, "initializers", 10));
+	add_writer_preference_tests(new_tcase(s, "writer_preference", 15));
+	add_destroy_tests(new_tcase(s, "destroy", 10));
+	add_pshared_tests(new_tcase(s, "pshared", 20));
+
+	tc = new_tcase(s, "scale", 60);
+	add_scale_threads_tests(tc);
+	add_scale_churn_tests(tc);
+	add_scale_leak_tests(tc);
+
+	add_symbols_tests(new_tcase(s, "symbols", 10));
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--pshared-exec-child") == 0)
+		return pshared_exec_child(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "--unlock-misuse-child") == 0)
+		return unlock_misuse_child(argc, argv);
+
+	return run_suite_env(rwlock_suite());
+}
