@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * alternator.c - the Alternator (BRAVO paper, section 5.2, figure 2).
  *

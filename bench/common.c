@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * common.c - command line, clock, start barrier and stop flag, RESULT line
  * shared by the benchmark programs (see common.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * common.h - what the benchmark programs of bench/ share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * interference.c - inter-lock interference (BRAVO paper, section 5.1,
  * figure 1).

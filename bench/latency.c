@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * latency.c - uncontended lock latency: one thread, one lock.
  *

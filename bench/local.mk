@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 #
 # ---- bench/: the benchmark programs of the BRAVO paper's section 5 ----

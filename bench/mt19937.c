@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mt19937.c - seeding and state regeneration of the 32-bit Mersenne Twister
  * (see mt19937.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mt19937.h - the 32-bit Mersenne Twister (Matsumoto & Nishimura, 1998),
  * the generator behind C++'s std::mt19937: same parameters, same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * noharm.c - the "no-harm" microbenchmark: a reader-writer mix over a pool
  * of locks, for comparing a lock with the same lock under BRAVO

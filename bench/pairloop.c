@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pairloop.c - one thread, one lock, N lock+unlock pairs and nothing else:
  * the loop scripts/icount runs under callgrind to count what a pair of

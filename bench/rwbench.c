@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rwbench.c - RWBench (BRAVO paper, section 5.4, figures 4a-4f; modelled on
  * the benchmark of the same name in Calciu et al., PPoPP 2013).

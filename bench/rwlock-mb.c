@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rwlock-mb.c - the rwlock part of the Linux futex locking microbenchmark
  * (Waiman Long's runs in the TP-futex documentation patch, "[PATCH-tip v6

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_rwlock.c - test_rwlock (BRAVO paper, section 5.3, figure 3), after
  * the benchmark of the same name in userspace-rcu (Desnoyers et al.,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ba.c - Brandenburg-Anderson phase-fair lock: slow paths and writers.
  * See ba.h for the lock word layout and the invariants.

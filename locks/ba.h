@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ba.h - Brandenburg-Anderson phase-fair reader-writer lock.
  *

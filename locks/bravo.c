@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bravo.c - BRAVO's visible readers table, bias enabling and revocation.
  * See bravo.h for the protocol and its invariants.

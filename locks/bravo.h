@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bravo.h - BRAVO, biased locking for reader-writer locks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cohort.c - C-RW-WP: reader slow path, writers, and the cohort mutex.
  * See cohort.h for the layout, the invariants and the memory ordering.

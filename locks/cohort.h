@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cohort.h - C-RW-WP, the NUMA-aware writer-preference reader-writer lock.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cpu.c - finding the current-CPU word (cpu.h).
  */

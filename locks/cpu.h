@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cpu.h - which CPU the calling thread runs on, cheaply: platform glue for
  * the per-CPU rows of BRAVO-2D (bravo.h).

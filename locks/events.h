@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * events.h - what the algorithms tell a listener (libbravo's statistics).
  *

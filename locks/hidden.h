@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hidden.h - LIBBRAVO_HIDDEN, for the extern declarations of the
  * library's own globals.

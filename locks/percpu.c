@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * percpu.c - Per-CPU lock writers (see percpu.h).
  */

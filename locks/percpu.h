@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * percpu.h - Per-CPU reader-writer lock: one BA lock per CPU.
  *

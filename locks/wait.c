@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wait.c - futex glue for the spin-then-park primitive (see wait.h).
  *

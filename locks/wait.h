@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wait.h - the one waiting primitive of libbravo: spin briefly, then park.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ba.pml - SPIN model of the Brandenburg-Anderson phase-fair lock as
  * implemented in locks/ba.{h,c}: the rin/rout reader indicator, the writer

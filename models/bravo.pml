@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bravo.pml - SPIN model of BRAVO's reader fast path and writer revocation
  * as implemented in locks/bravo.{h,c}.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am: SPIN protocol models.
 #
 # make model-check   verify models/bravo.pml and models/ba.pml (the correct

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- A/B comparison: bravo-compare (bravo-run --compare) (tests: tests/tools/local.mk) ----
 

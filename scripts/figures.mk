@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- figures: sweep driver, plots, `make figures` ----
 # scripts/bench-sweep runs one of the paper's figures as an interleaved sweep

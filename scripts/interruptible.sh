@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # shellcheck shell=bash
 # interruptible.sh - bounded runs that Ctrl-C still stops, for the bash
 # scripts that run one command at a time (check-sanitizers).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- the no-harm sweep: BRAVO against its underlying lock ----
 # scripts/noharm-sweep runs bench/noharm in interleaved A/B rounds

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- RocksDB harnesses (scripts/rocksdb-*; tests: tests/tools/rocksdb): front
 # ends over scripts/bravo_runner.py, sharing scripts/rocksdb_harness.py ----

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * handle.h - what libbravo keeps in the program's 56-byte pthread_rwlock_t.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * handoff.c - the table of handed-off read holds (see handoff.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * handoff.h - read holds released by a thread that did not take them.
  *

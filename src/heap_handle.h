@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * heap_handle.h - the handle of a variant whose lock lives in a heap block
  * (Cohort-RW, Per-CPU): bytes 32..47 of glibc's pthread_rwlock_t, which

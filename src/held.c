@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * held.c - growth and thread-exit cleanup of the held-lock list (held.h).
  */

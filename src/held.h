@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * held.h - per-thread list of the rwlocks the thread holds.
  *

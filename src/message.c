@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * message.c - writing to stderr without side effects on the program
  * (message.h).

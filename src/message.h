@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * message.h - libbravo's own output on stderr (and the statistics file),
  * written so that it cannot change what the program does:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * real.c - resolve glibc's rwlock functions (see real.h).
  *

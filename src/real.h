@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * real.h - glibc's own pthread_rwlock functions, reached past our
  * interposed symbols with dlsym(RTLD_NEXT, ...).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * registry.h - heap blocks of the variants whose lock does not fit in the
  * 56-byte pthread_rwlock_t (Cohort-RW, Per-CPU), keyed by lock address.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rwlock.c - the exported pthread_rwlock_* functions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stats.c - per-thread counters, their merging, and the report (stats.h).
  *

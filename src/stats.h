@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stats.h - optional statistics (BRAVO_STATS=1, or BRAVO_STATS_FILE=PATH).
  *

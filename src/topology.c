@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * topology.c - CPU and NUMA node discovery (see topology.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * topology.h - CPUs and NUMA nodes, read once (at load, or at the first
  * lock call if that comes first), for the variants that place readers by

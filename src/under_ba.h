@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * under_ba.h - the BA phase-fair lock as the lock under BRAVO: the
  * struct rw_ops the generic wrapper (locks/bravo.h) calls on its slow

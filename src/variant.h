@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * variant.h - the lock algorithm behind the exported functions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * variant_ba.h - the BA variant: the phase-fair lock inline in the handle.
  * Phase-fair whatever kind the program asks for.

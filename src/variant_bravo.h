@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * variant_bravo.h - BRAVO-BA and BRAVO-pthread: the generic BRAVO wrapper
  * (locks/bravo.h) over an underlying lock chosen at build time.

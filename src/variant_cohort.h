@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * variant_cohort.h - the Cohort-RW variant: C-RW-WP (locks/cohort.h) in a
  * heap block, one reader indicator and one local writer lock per NUMA node.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * variant_percpu.h - the Per-CPU variant: one BA sub-lock per online CPU
  * (locks/percpu.h) in a heap block.  A reader's per-acquisition word is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ck-bytelock.c - ck_bytelock_t's operations as functions (see ck-bytelock.h).
  * Empty unless configure found Concurrency Kit.

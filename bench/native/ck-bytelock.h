@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ck-bytelock.h - Concurrency Kit's byte lock (ck_bytelock.h) behind
  * out-of-line C functions, for native-rw.cc: the CK header converts void *

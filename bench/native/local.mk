@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 #
 # ---- bench/native (issue 13): the variants among the native rwlocks ----

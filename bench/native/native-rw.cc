@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * native-rw.cc - one workload, many reader-writer locks (issue 13): the
  * libbravo variants beside the native rwlocks a program could use instead.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # checks.sh - the PASS/FAIL bookkeeping of the shell test scripts
 # (tests/tools).  Sourced; the caller sets $tmp and
 # $rc, and runs its command under test with stdout in $tmp/out and

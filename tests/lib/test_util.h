@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_util.h - small helpers shared by the test programs that run under
  * LD_PRELOAD (tests/preload, tests/stress): error names, which library is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # variants.sh - the lock variants of this build, for the test drivers:
 # configure.ac's one list (lb_variants), as configure wrote it into
 # libbravo.pc's "variants=" line.  Sourced with $build set to the build

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dropin_test.c - does a program see glibc's rwlock behaviour?
  *

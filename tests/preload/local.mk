@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- tests/preload/: ordinary programs under every variant and plain glibc ----
 # The programs know nothing of libbravo: they call pthread_rwlock_* and

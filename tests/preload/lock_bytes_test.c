@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lock_bytes_test - what a lock's bytes may be, beyond what POSIX allows,
  * and what every variant must still do with them (as glibc does):

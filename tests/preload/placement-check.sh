@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # run.sh VARIANT BUILDDIR - placement tests for one libbravo variant.
 #
 # Runs placement_test (tests/preload/placement_test.c) under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * placement_test.c - integration tests for the lock variants that place
  * readers by CPU: cohort-rw (one reader indicator per NUMA node, a cohort

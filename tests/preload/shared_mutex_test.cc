@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * shared_mutex_test.cc - integration tests through std::shared_mutex and
  * std::shared_timed_mutex (libstdc++ builds both on pthread_rwlock_t).

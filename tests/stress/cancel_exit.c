@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cancel_exit.c - threads that are cancelled, or exit, while they hold or
  * wait for rwlocks.

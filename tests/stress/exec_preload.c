@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * exec_preload.c - a program that re-executes itself, by fork+exec and by
  * a plain exec while other threads hold and wait for a lock.

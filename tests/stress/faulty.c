@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * faulty.c - a broken rwlock, to show that oprand catches broken locks
  * and not only wrong models.

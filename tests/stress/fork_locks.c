@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fork_locks.c - fork() while other threads hold and wait for rwlocks.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- tests/stress/: torture, randomized operation sequences, contention ----
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * misuse.c - wrong uses of rwlocks: each gets its result and corrupts
  * nothing (a correct use afterwards still works: lock, unlock, writer

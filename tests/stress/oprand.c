@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * oprand.c - randomized operation-sequence tester for pthread rwlocks.
  *

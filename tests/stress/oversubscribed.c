@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * oversubscribed.c - 64 threads on 2 CPUs hammer four rwlocks with every
  * lock call, and the locks keep their promises.

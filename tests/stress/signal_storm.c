@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * signal_storm.c - waiters blocked in rwlock calls, bombarded with signals.
  *

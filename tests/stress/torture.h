@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * torture.h - shared helpers of the torture programs (tests/stress/).
  *

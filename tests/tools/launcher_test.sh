@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # launcher_test.sh [BUILDDIR [LAUNCHER]] - checks of bravo-run, the launcher.
 #
 # BUILDDIR: the build tree (default: the current directory, where automake

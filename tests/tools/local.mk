@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- tests/tools/: the launcher, A/B comparison, benchmarks, RocksDB
 # harnesses, install and manual pages, as a user runs them ----
@@ -28,6 +29,9 @@ EXTRA_DIST += tests/tools/compare/compare_test.sh tests/tools/compare/stats_test
 
 # Every tool answers --help, --version and a bad command line alike.
 tools_tests += tests/tools/cli-check
+
+# LICENSE, and an SPDX line in every source file.
+tools_tests += tests/tools/license-check
 
 # The benchmark programs and their drivers: every program under glibc and
 # every variant, briefly (smoke); the figure sweep, the no-harm sweep and

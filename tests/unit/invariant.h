@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * invariant.h - the ck-style invariant every lock's stress test checks:
  * a writer moves a shared counter away from zero and back, readers assert

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- tests/unit/: the algorithms and pieces of src/, without preload ----
 # Check programs linked against locks/liblocks.la (or one object of src/);

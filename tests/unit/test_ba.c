@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_ba.c - unit tests for the Brandenburg-Anderson phase-fair lock
  * (locks/ba.h), through its own API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_bravo.c - unit tests for the generic BRAVO wrapper (locks/bravo.h),
  * composed over the BA lock through an rw_ops adapter, as in BRAVO-BA.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_cohort.c - unit tests for C-RW-WP, the NUMA-aware writer-preference
  * reader-writer lock with a cohort mutex (locks/cohort.h), through its own

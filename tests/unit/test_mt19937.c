@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mt19937_test.c - bench/mt19937 is the generator of C++'s std::mt19937:
  * seeded with 5489 (its default seed), the first output is 3499211612 and

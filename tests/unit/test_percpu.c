@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_percpu.c - unit tests for the Per-CPU lock (locks/percpu.h): one BA
  * sub-lock per CPU, readers on their own sub-lock, writers on all of them,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_stats_hist.c - the revocation-time histogram of the statistics
  * (src/stats.h): where a time falls, and what its bucket's middle says.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_wait.c - unit tests for the spin-then-park primitive (locks/wait.h).
  *

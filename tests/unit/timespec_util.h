@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * timespec_util.h - deadlines for the unit tests of the locks.
  */

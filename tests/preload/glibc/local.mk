@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- tests/preload/glibc/: glibc's own tst-rwlock* tests under every variant ----
 

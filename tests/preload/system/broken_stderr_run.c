@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * broken_stderr_run PROGRAM [ARG...] - run PROGRAM with stderr a pipe
  * whose reading end is already closed (a reader that exited), SIGPIPE at

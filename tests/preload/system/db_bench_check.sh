@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # db_bench_check.sh LIB - Debian's /usr/bin/db_bench (a real, unmodified
 # binary: librocksdb binds pthread_rwlock_*@GLIBC_2.34, libgflags
 # @GLIBC_2.2.5) runs under LD_PRELOAD=LIB, and both symbol versions bind to

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # early_ctor_check.sh VARIANT LIB EARLY_LIB EARLY_TEST - locks first used in
 # another library's constructor, before or after libbravo's own, under
 # valgrind (memcheck) and with settings: early_ctor_test passes, valgrind

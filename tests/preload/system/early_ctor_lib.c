@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * early_ctor_lib - a preloaded library whose constructor uses rwlocks, as
  * another library's constructor may do before libbravo's own has run.

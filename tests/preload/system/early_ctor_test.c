@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * early_ctor_test - run with LD_PRELOAD naming early_ctor_lib.so and
  * libbravo, in either order: the rwlock calls made by early_ctor_lib's

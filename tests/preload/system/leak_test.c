@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * leak_test - run under valgrind: 100,000 heap locks created, used and
  * destroyed, and threads whose held-lock lists outgrow their inline space,

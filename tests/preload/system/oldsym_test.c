@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * oldsym_test - a program bound to glibc's pre-2.34 symbol versions
  * (pthread_rwlock_*@GLIBC_2.2.5, as in binaries built before libpthread

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # report_check.sh VARIANT LIB STDERR_TEST BROKEN_STDERR_RUN
 # - libbravo's own output (statistics, messages) never changes what the
 # program does, and the statistics file is opened safely:

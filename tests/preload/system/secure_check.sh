@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # secure_check.sh VARIANT SECURE_TEST - a privileged (AT_SECURE) program
 # ignores the BRAVO_* environment of its unprivileged caller.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * secure_test - an ordinary pthread program linked directly against one
  * libbravo variant (DT_NEEDED, absolute run path; see Makefile.am), so

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # stats_check.sh VARIANT LIB STATS_TEST - libbravo's statistics and its
 # handling of the environment, on a program with known counts
 # (stats_test.c).  Prints what differs; exits 1 on any difference.

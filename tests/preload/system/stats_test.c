@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stats_test - a single-threaded program with a known mix of lock calls,
  * for checking libbravo's statistics (BRAVO_STATS_FILE) against exact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stderr_test [FILE] - an ordinary pthread program that takes some
  * rwlocks, writes nothing on stderr and exits 0.

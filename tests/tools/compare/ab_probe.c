@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ab_probe - a program whose figure depends, deterministically, on whose
  * pthread_rwlock_rdlock the dynamic linker gave it: the test subject of

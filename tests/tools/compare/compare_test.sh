@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # compare_test.sh [BUILDDIR] - checks of bravo-run --compare (bravo-compare).
 #
 # The subject is tests/tools/compare/ab_probe, whose figure depends only on

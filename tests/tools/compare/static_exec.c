@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * static_exec - run a command with LD_PRELOAD removed, from a statically
  * linked binary (so no preloaded library loads into it either): a wrapper

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # lib.sh - sourced by the tests in tests/tools/rocksdb: where the harnesses and the
 # built libraries are, a scratch directory removed at exit, and checks that
 # print what failed.

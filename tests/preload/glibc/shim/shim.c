@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libbravo's stand-in for the parts of glibc's support/ library that
    glibc's tst-rwlock* tests use: the test driver (a child process with a
    time limit), failure recording, the check helpers, the x* wrappers and

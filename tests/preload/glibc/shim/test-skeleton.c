@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libbravo shim: included ("../test-skeleton.c") at the end of an
    old-style test, which has defined TEST_FUNCTION (and perhaps TIMEOUT).  */
 #include <support/shim.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libbravo shim: the two relaxed atomics glibc's internal tst-rwlock20
    uses, on the compiler's builtins.  */
 #ifndef LIBBRAVO_GLIBC_SHIM_ATOMIC_H

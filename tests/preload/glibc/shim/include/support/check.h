@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libbravo shim: the check macros glibc's rwlock tests use.  */
 #ifndef LIBBRAVO_GLIBC_SHIM_CHECK_H
 #define LIBBRAVO_GLIBC_SHIM_CHECK_H

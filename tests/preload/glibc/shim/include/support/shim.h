@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libbravo's stand-in for the few pieces of glibc's support/ library that
    glibc's tst-rwlock* tests use (written for libbravo, not copied from
    glibc).  The implementations are in ../../shim.c, linked into every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libbravo shim: forced (-include) into glibc's stress tests, which run
    their threads for as long as the main thread sleeps.  sleep and
    nanosleep in the test then last $GLIBC_STRESS_SCALE times as long

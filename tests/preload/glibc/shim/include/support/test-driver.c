@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libbravo shim: included at the end of a new-style test, which has
    defined do_test (and perhaps TIMEOUT).  */
 #include <support/shim.h>

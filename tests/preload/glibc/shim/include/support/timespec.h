@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libbravo shim: the timespec helpers glibc's rwlock tests use.  */
 #ifndef LIBBRAVO_GLIBC_SHIM_TIMESPEC_H
 #define LIBBRAVO_GLIBC_SHIM_TIMESPEC_H

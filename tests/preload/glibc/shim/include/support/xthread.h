@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libbravo shim: pthread calls that end the test on error.  */
 #ifndef LIBBRAVO_GLIBC_SHIM_XTHREAD_H
 #define LIBBRAVO_GLIBC_SHIM_XTHREAD_H
