@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../../lib/test_util.h"
+
 /* Shared with the test's child processes, so a failure recorded in any of
    them counts.  */
 int test_verbose;
@@ -87,6 +89,10 @@ result (int status)
 int
 shim_test_main (int argc, char **argv, int (*test) (void), int timeout)
 {
+  /* The lock under test is the one the runner preloaded (or glibc's):
+     a run that lost its preload fails instead of testing glibc.  */
+  rwlock_lib_require (argv[0]);
+
   double factor = 1.0;
   const char *env = getenv ("TIMEOUTFACTOR");
   if (env != NULL && strtod (env, NULL) > 0)
