@@ -19,19 +19,21 @@
  * exited normally (its report counts only those).
  *
  * The mix: single-threaded but for the contended lock, where a reader
- * thread starts while the main thread holds the lock for writing, so its
- * read waits once (no timing is assumed: it cannot get in until the
- * unlock).  A write hold is also released out of order (not the most
+ * thread starts while the main thread holds the lock for writing, which
+ * it releases only once the reader sleeps in the lock: that read waits,
+ * exactly once.  A write hold is also released out of order (not the most
  * recent hold), and a read re-entry is made (not an acquisition).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -169,23 +171,57 @@ static __attribute__((noinline)) void make_contended_lock(void)
 
 /* ---- the mix ---- */
 
+static _Atomic pid_t reader_tid;
+
 static void *contended_reader(void *arg)
 {
 	(void)arg;
+	atomic_store(&reader_tid, (pid_t)syscall(SYS_gettid));
 	rd(CONTENDED); /* the main thread holds it for writing: this read waits */
 	un(CONTENDED);
 	return NULL;
 }
 
-/* One read that waits behind a write hold of 20 ms (long enough to be seen, not assumed). */
+/* The state letter of thread tid (/proc), or '?'. */
+static char thread_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold spaces */
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * One read that waits behind a write hold: the write hold lasts until the
+ * reader, having announced itself, is asleep -- in the lock's wait, the
+ * only place it can sleep after that (no timing is assumed; bounded at
+ * 60 s).
+ */
 static void contend(void)
 {
-	struct timespec hold = { 0, 20 * 1000 * 1000 };
+	struct timespec tick = { 0, 1000 * 1000 };
 	pthread_t t;
+	pid_t tid;
+	int polls = 0;
 
 	wr(CONTENDED);
 	check(pthread_create(&t, NULL, contended_reader, NULL), "pthread_create");
-	nanosleep(&hold, NULL);
+	while ((tid = atomic_load(&reader_tid)) == 0 || thread_state(tid) != 'S') {
+		if (++polls > 60000) {
+			fprintf(stderr, "profile_test: the reader never waited for the lock\n");
+			exit(1);
+		}
+		nanosleep(&tick, NULL);
+	}
 	un(CONTENDED);
 	check(pthread_join(t, NULL), "pthread_join");
 	lives[CONTENDED].read_waits = 1;
