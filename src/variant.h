@@ -178,6 +178,8 @@ enum write_fast { WRITE_FAST_MISS, WRITE_FAST_HELD, WRITE_FAST_REVOKE };
 #include "variant_percpu.h"
 #elif defined(LIBBRAVO_VARIANT_COHORT)
 #include "variant_cohort.h"
+#elif defined(LIBBRAVO_VARIANT_GLIBC)
+#include "variant_glibc.h" /* not a variant: the profile's view of glibc's lock */
 #else
 #error "src/variants/" LIBBRAVO_VARIANT_NAME ".h selects no implementation"
 #endif
