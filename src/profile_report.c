@@ -220,8 +220,10 @@ static void write_table(struct text *t, const struct profile_row *rows, unsigned
 	    "symbols: %s\n", s->variant, (long)getpid(), s->records, s->records == 1 ? "" : "s",
 	    n < s->records ? "the busiest " : "all ", n, sort_words[s->sort],
 	    config_profile_sort_names[s->sort], symbols);
-	if (!cells)
+	if (!cells || n == 0) {
+		free(cells);
 		return;
+	}
 	for (int c = 0; c < COLS; c++) {
 		snprintf(cells[0][c], CELL, "%s", headers[c]);
 		width[c] = (int)strlen(headers[c]);
