@@ -546,6 +546,7 @@ __attribute__((destructor)) static void profile_at_exit(void)
 	sum_row(dropped_record(), &dropped);
 	s.dropped_locks = atomic_load_explicit(&dropped_lives, memory_order_relaxed);
 	s.dropped_acquisitions = dropped.reads + dropped.writes;
+	s.dropped_uncounted = atomic_load_explicit(&index_full, memory_order_relaxed);
 	profile_report(rows, &s);
 	free(rows);
 	errno = saved_errno;

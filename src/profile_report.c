@@ -245,8 +245,9 @@ static void write_table(struct text *t, const struct profile_row *rows, unsigned
 	}
 	free(cells);
 	if (s->dropped_locks || s->dropped_acquisitions)
-		put(t, "libbravo: profile: dropped: %llu lock lives not recorded (BRAVO_PROFILE_LOCKS=%u "
-		    "records kept), %llu acquisitions on them\n", (unsigned long long)s->dropped_locks,
+		put(t, "libbravo: profile: dropped: %s%llu lock lives not recorded (BRAVO_PROFILE_LOCKS=%u "
+		    "records kept), %llu acquisitions on them\n",
+		    s->dropped_uncounted ? "at least " : "", (unsigned long long)s->dropped_locks,
 		    s->limit, (unsigned long long)s->dropped_acquisitions);
 }
 

@@ -40,6 +40,7 @@ struct profile_summary {
 	uint32_t records;               /* rows kept (all of them, before the top N) */
 	uint64_t dropped_locks;         /* lock lives not recorded: no room */
 	uint64_t dropped_acquisitions;  /* their acquisitions */
+	bool dropped_uncounted;         /* the index was full: more lives than dropped_locks */
 	uint32_t limit;                 /* config.profile_locks */
 	unsigned top;                   /* 0: all */
 	enum profile_sort sort;
