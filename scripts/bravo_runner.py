@@ -15,8 +15,9 @@ The preload policy, the same for every tool (Environment):
 - the other entries (an allocator, say) are kept, on every side, glibc's
   included, so the comparison stays fair; a tool's own extra preloads
   (--allocator) come after them; the variant's library comes last;
-- BRAVO_STATS, BRAVO_STATS_FILE and BRAVO_VERBOSE are not inherited;
-  every run has BRAVO_VERBOSE=1, and statistics only when the tool asks.
+- BRAVO_STATS, BRAVO_STATS_FILE, BRAVO_PROFILE, BRAVO_PROFILE_FILE and
+  BRAVO_VERBOSE are not inherited; every run has BRAVO_VERBOSE=1, and
+  statistics or a profile only when the tool asks.
 
 Invariants:
 - At most one command runs at a time; it runs in a session of its own,
@@ -25,8 +26,8 @@ Invariants:
 - A run is 'ok' only if it exited 0 within the timeout and its stderr
   proves the lock (proof_failure): a variant's runs print at least one
   "libbravo: variant=NAME" start-up line and none naming another variant
-  (with statistics also a report at exit that counted lock operations);
-  a run without a preload prints none.  Front ends may then judge an ok
+  (with statistics also a report at exit that counted lock operations,
+  with a profile a profile at exit); a run without a preload prints none.  Front ends may then judge an ok
   run further (its figure) and set another status.
 - Rounds (run_rounds): round r runs its whole plan, in order, before round
   r+1; the records list grows by one record per run, in the order they
@@ -44,6 +45,7 @@ import subprocess
 import sys
 import time
 
+import bravo_profile
 from bravo_stats import median, median_min_max  # noqa: F401  (front ends' helpers)
 
 BASELINE = 'glibc'
@@ -155,7 +157,8 @@ class Environment:
     policy).  base: the tool's environment; extra_preload: the tool's own
     preloads; say: where the one note goes."""
 
-    NOT_INHERITED = ('BRAVO_STATS', 'BRAVO_STATS_FILE', 'BRAVO_VERBOSE')
+    NOT_INHERITED = ('BRAVO_STATS', 'BRAVO_STATS_FILE', 'BRAVO_PROFILE', 'BRAVO_PROFILE_FILE',
+                     'BRAVO_VERBOSE')
 
     def __init__(self, base=None, extra_preload=(), say=None):
         self.base = dict(os.environ if base is None else base)
@@ -172,7 +175,7 @@ class Environment:
         """LD_PRELOAD's value for a run under lock ('' for none)."""
         return ' '.join(self.kept + ([lock.library] if lock.library else []))
 
-    def for_run(self, lock, stats_file=None, extra=None):
+    def for_run(self, lock, stats_file=None, extra=None, profile_file=None):
         env = dict(self.base)
         env['BRAVO_VERBOSE'] = '1'
         value = self.preload(lock)
@@ -181,6 +184,10 @@ class Environment:
         if stats_file and lock.library:
             env['BRAVO_STATS'] = '1'
             env['BRAVO_STATS_FILE'] = stats_file
+        if profile_file and lock.library:
+            # every lock in the file, so that runs can be matched lock by lock
+            env['BRAVO_PROFILE_FILE'] = profile_file
+            env['BRAVO_PROFILE_TOP'] = '0'
         env.update(extra or {})
         return env
 
@@ -202,7 +209,7 @@ class Run:
         self.detail = ''
         self.exit_status = None
         self.wall_s = None
-        self.stdout_path = self.stderr_path = self.stats_path = None
+        self.stdout_path = self.stderr_path = self.stats_path = self.profile_path = None
         self.stats = None                 # {counter: sum} with --stats
         self.value = None                 # the figure, set by the front end
 
@@ -247,10 +254,11 @@ def parse_stats(path):
     return totals
 
 
-def proof_failure(lock, stderr, stats=None, must_count=True):
+def proof_failure(lock, stderr, stats=None, must_count=True, profile_path=None):
     """None when stderr (bytes) proves the run was under lock, else why not.
     stats: the run's statistics (parse_stats) when it was asked for them;
-    must_count: they must count a lock operation (else a report will do)."""
+    must_count: they must count a lock operation (else a report will do);
+    profile_path: the run's profile file, which must hold a profile."""
     names = [n.decode('utf-8', 'replace') for n in STARTUP.findall(stderr)]
     if lock.library is None:
         if names:
@@ -269,6 +277,9 @@ def proof_failure(lock, stderr, stats=None, must_count=True):
                     'without LD_PRELOAD, or did not exit normally')
         if must_count and stats.get('reads', 0) + stats.get('writes', 0) == 0:
             return 'libbravo served no rwlock operation (did the command drop LD_PRELOAD?)'
+    if profile_path is not None and not bravo_profile.has_report(profile_path):
+        return ('no libbravo profile at exit in %s: the process that loaded it exec\'d '
+                'without LD_PRELOAD, or did not exit normally' % profile_path)
     return None
 
 
@@ -277,14 +288,17 @@ class Runner:
     stderr go (keep: a file pair per run, else one pair overwritten);
     timeout: seconds per run (None: no bound); stats: statistics for the
     variants' runs, which must count a lock operation unless not
-    stats_must_count (a report at exit then proves the preload)."""
+    stats_must_count (a report at exit then proves the preload); profile:
+    a per-lock profile of every run with a library (run.profile_path, a
+    CSV of every lock)."""
 
     def __init__(self, outdir, environment, timeout=None, stats=False, keep=True, prog=None,
-                 stats_must_count=True):
+                 stats_must_count=True, profile=False):
         self.outdir = outdir
         self.environment = environment
         self.timeout = timeout
         self.stats = stats
+        self.profile = profile
         self.stats_must_count = stats_must_count
         self.keep = keep
         self.prog = prog or os.path.basename(sys.argv[0])
@@ -306,7 +320,11 @@ class Runner:
             run.stats_path = stem + '.stats'
             with contextlib.suppress(OSError):
                 os.unlink(run.stats_path)
-        env = self.environment.for_run(run.lock, run.stats_path, run.env)
+        if self.profile and run.lock.library:
+            run.profile_path = stem + '.profile.csv'
+            with contextlib.suppress(OSError):
+                os.unlink(run.profile_path)
+        env = self.environment.for_run(run.lock, run.stats_path, run.env, run.profile_path)
         status = self.execute(run, env, tick)
         if status is None:
             return run
@@ -317,7 +335,7 @@ class Runner:
         if run.stats_path:
             run.stats = parse_stats(run.stats_path)
         why = proof_failure(run.lock, read_bytes(run.stderr_path), run.stats,
-                            self.stats_must_count)
+                            self.stats_must_count, run.profile_path)
         if why:
             return run.fail('unverified', why)
         run.status = 'ok'

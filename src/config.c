@@ -27,8 +27,9 @@
 
 struct config config;
 
-/* BRAVO_STATS_FILE, copied: the program may change its environment. */
+/* BRAVO_STATS_FILE and BRAVO_PROFILE_FILE, copied: the program may change its environment. */
 static char stats_file_copy[PATH_MAX];
+static char profile_file_copy[PATH_MAX];
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
 /*
@@ -106,24 +107,42 @@ static void env_flag(const char *name, unsigned long *out)
 			 "using %lu", name, s, *out);
 }
 
-/* One of two words (first: index 0); on error, say so and keep *out. */
-static void env_choice(const char *name, const char *const choice[2], unsigned *out)
+/*
+ * One of n words (choice[0..n)); on error, say so (listing them) and keep
+ * *out.
+ */
+static void env_choice_of(const char *name, const char *const *choice, unsigned n, unsigned *out)
 {
 	const char *s = env_get(name);
+	char want[160];
+	size_t len = 0;
 
 	if (!s)
 		return;
-	for (unsigned i = 0; i < 2; i++)
+	for (unsigned i = 0; i < n; i++)
 		if (strcmp(s, choice[i]) == 0) {
 			*out = i;
 			return;
 		}
-	libbravo_message("ignoring %s=\"%s\" (want %s or %s); using %s",
-			 name, s, choice[0], choice[1], choice[*out]);
+	want[0] = '\0';
+	for (unsigned i = 0; i < n && len < sizeof(want); i++)
+		len += (size_t)snprintf(want + len, sizeof(want) - len, "%s%s", choice[i],
+					i + 2 < n ? ", " : i + 2 == n ? " or " : "");
+	libbravo_message("ignoring %s=\"%s\" (want %s); using %s", name, s, want, choice[*out]);
+}
+
+/* One of two words (first: index 0); on error, say so and keep *out. */
+static void env_choice(const char *name, const char *const choice[2], unsigned *out)
+{
+	env_choice_of(name, choice, 2, out);
 }
 
 static const char *const layout_names[2] = { "2d", "1d" };        /* enum vr_layout */
 static const char *const policy_names[2] = { "adaptive", "classic" }; /* enum bravo_policy */
+/* enum profile_sort (profile.h) */
+const char *const config_profile_sort_names[5] = {
+	"wait", "acquisitions", "slow-reads", "revocations", "writer-share",
+};
 
 #define NAME_MAX_CHECKED 64
 
@@ -211,27 +230,50 @@ const char *config_policy_name(void)
 }
 
 /*
- * BRAVO_STATS_FILE: NULL if unset or empty; NULL and *bad if unusable
- * (said on stderr).  A path is never shortened to fit.
+ * A report file setting (BRAVO_STATS_FILE, BRAVO_PROFILE_FILE) copied to
+ * copy[PATH_MAX]: NULL if unset or empty; NULL and *bad if unusable (said
+ * on stderr: what is off).  A path is never shortened to fit.
  */
-static const char *stats_file_setting(bool *bad)
+static const char *file_setting(const char *name, char copy[PATH_MAX], const char *what,
+				bool *bad)
 {
-	const char *s = env_get("BRAVO_STATS_FILE");
+	const char *s = env_get(name);
 	size_t len;
 
 	*bad = false;
 	if (!s || !*s)
 		return NULL;
 	len = strlen(s);
-	if (len >= sizeof(stats_file_copy)) {
-		libbravo_message("ignoring BRAVO_STATS_FILE=\"%.48s...\" (%zu bytes; "
-				 "a path has at most %zu): statistics off",
-				 s, len, sizeof(stats_file_copy) - 1);
+	if (len >= PATH_MAX) {
+		libbravo_message("ignoring %s=\"%.48s...\" (%zu bytes; "
+				 "a path has at most %d): %s off",
+				 name, s, len, PATH_MAX - 1, what);
 		*bad = true;
 		return NULL;
 	}
-	memcpy(stats_file_copy, s, len + 1);
-	return stats_file_copy;
+	memcpy(copy, s, len + 1);
+	return copy;
+}
+
+/* The profile's settings (BRAVO_PROFILE, BRAVO_PROFILE_*). */
+static void profile_settings(void)
+{
+	unsigned long on = 0, top = 10, locks = 16384;
+	unsigned sort = 0;
+	bool file_bad;
+	const char *file = file_setting("BRAVO_PROFILE_FILE", profile_file_copy, "profile",
+					&file_bad);
+
+	env_flag("BRAVO_PROFILE", &on);
+	env_uint_desc("BRAVO_PROFILE_TOP", 0, 1000000, false, &top, NULL);
+	env_choice_of("BRAVO_PROFILE_SORT", config_profile_sort_names, 5, &sort);
+	env_uint("BRAVO_PROFILE_LOCKS", 1, 1u << 20, false, &locks);
+	/* An unusable BRAVO_PROFILE_FILE: the profile goes nowhere. */
+	config.profile = !file_bad && (on != 0 || file);
+	config.profile_file = file;
+	config.profile_top = (unsigned)top;
+	config.profile_sort = sort;
+	config.profile_locks = (unsigned)locks;
 }
 
 static void config_read(void)
@@ -243,7 +285,8 @@ static void config_read(void)
 	const char *stats_file;
 
 	libbravo_stderr_remember();
-	stats_file = stats_file_setting(&stats_file_bad);
+	stats_file = file_setting("BRAVO_STATS_FILE", stats_file_copy, "statistics",
+				  &stats_file_bad);
 
 	env_uint("BRAVO_N", 0, 1000000, false, &n);
 	env_uint("BRAVO_TABLE_SIZE", VR_TABLE_MIN_SLOTS, 1ul << 24, true, &slots);
@@ -256,6 +299,7 @@ static void config_read(void)
 	env_flag("BRAVO_CHECK", &check);
 	env_uint_desc("BRAVO_COHORT_NODES", 1, 1024, false, &nodes, "the machine's NUMA nodes");
 	env_uint("BRAVO_COHORT_HANDOFF", 1, 1000000, false, &handoff);
+	profile_settings();
 	warn_unknown_names();
 	config.slowdown_n = (unsigned)n;
 	config.table_slots = (uint32_t)slots;
@@ -312,10 +356,12 @@ void config_announce(const char *variant, const char *detail)
 
 	if (!config.verbose)
 		return;
-	libbravo_message("variant=%s %s%sspin=%u cpus=%ld numa_nodes=%ld stats=%s pid=%ld",
+	libbravo_message("variant=%s %s%sspin=%u cpus=%ld numa_nodes=%ld stats=%s%s%s pid=%ld",
 			 variant, detail, *detail ? " " : "", config.spin,
 			 sysconf(_SC_NPROCESSORS_ONLN), numa_nodes_online(),
 			 config.stats ? (config.stats_file ? config.stats_file : "stderr") : "off",
+			 config.profile ? " profile=" : "",
+			 config.profile ? (config.profile_file ? config.profile_file : "stderr") : "",
 			 (long)getpid());
 	errno = saved_errno;
 }

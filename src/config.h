@@ -19,6 +19,17 @@
  *                     statistics off
  *   BRAVO_CHECK       1: strict mode (config.strict): report misuse with
  *                     POSIX's recommended errors and one line on stderr
+ *   BRAVO_PROFILE     1: the per-lock contention profile, printed at exit
+ *                     (profile.h)
+ *   BRAVO_PROFILE_FILE the profile to this file (appended) as CSV instead
+ *                     of the table on stderr; turns the profile on; a path
+ *                     longer than PATH_MAX - 1: one line, profile off
+ *   BRAVO_PROFILE_TOP the N busiest locks in the report (default 10; 0:
+ *                     every lock)
+ *   BRAVO_PROFILE_SORT wait (default), acquisitions, slow-reads,
+ *                     revocations or writer-share: what "busiest" means
+ *   BRAVO_PROFILE_LOCKS the most locks the profile keeps a record of
+ *                     (default 16384); the rest are counted as dropped
  *   BRAVO_COHORT_NODES   Cohort-RW: split the online CPUs into K artificial
  *                     NUMA nodes (default: the machine's nodes, via libnuma)
  *   BRAVO_COHORT_HANDOFF Cohort-RW: local writer hand-offs before the global
@@ -48,6 +59,12 @@ struct config {
 	bool strict;            /* BRAVO_CHECK=1 */
 	unsigned cohort_nodes;   /* 0: the machine's */
 	unsigned cohort_handoff;
+	/* Last, so that the fields above keep their offsets. */
+	bool profile;           /* BRAVO_PROFILE=1 or BRAVO_PROFILE_FILE */
+	const char *profile_file; /* NULL: the table on stderr; else a copy, < PATH_MAX */
+	unsigned profile_top;   /* 0: every lock */
+	unsigned profile_sort;  /* enum profile_sort (profile.h) */
+	unsigned profile_locks;
 };
 
 extern struct config config LIBBRAVO_HIDDEN;
@@ -63,5 +80,7 @@ void config_announce(const char *variant, const char *detail);
 /* BRAVO_TABLE and BRAVO_POLICY in effect, as their values are spelled. */
 const char *config_table_name(void);
 const char *config_policy_name(void);
+/* BRAVO_PROFILE_SORT's values, by enum profile_sort. */
+extern const char *const config_profile_sort_names[5] LIBBRAVO_HIDDEN;
 
 #endif

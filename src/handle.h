@@ -24,6 +24,8 @@
  *                          BRAVO-pthread, libbravo's (handle_set_writer)
  *                          for BA and BRAVO-BA.  The write holds of these
  *                          variants are known from it alone (held.h).
+ *                          With the profile on, libbravo's id carries
+ *                          HANDLE_WRITER_PROFILED (below).
  *   the whole struct       glibc's own lock, for BRAVO-pthread (glibc
  *                          leaves __pad2 and __pad3 alone).
  *
@@ -98,6 +100,20 @@ static inline bool handle_prefers_writers(pthread_rwlock_t *rw)
 static inline pid_t handle_writer(pthread_rwlock_t *rw)
 {
 	return __atomic_load_n(&rw->__data.__cur_writer, __ATOMIC_RELAXED);
+}
+
+/*
+ * Added to the writer's id by a write acquisition made with the profile
+ * on (profile.h), where libbravo names the writer (BA, BRAVO-BA): the
+ * inline unlock, which compares the id with the caller's, then misses and
+ * takes the full path, which ends the hold's timing.  Thread ids stay
+ * below 2^22 (the kernel's PID_MAX_LIMIT).  handle_writer_id strips it.
+ */
+#define HANDLE_WRITER_PROFILED 0x40000000
+
+static inline pid_t handle_writer_id(pid_t writer)
+{
+	return writer & ~HANDLE_WRITER_PROFILED;
 }
 
 static inline void handle_set_writer(pthread_rwlock_t *rw, pid_t id)

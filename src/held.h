@@ -39,16 +39,19 @@
 /*
  * HELD_FAST marks a read entry pushed by rwlock.c's inline fast path (its
  * data is a variant fast hold): the inline unlock recognizes "a single
- * fast read hold" by one 64-bit compare of the state word.
+ * fast read hold" by one 64-bit compare of the state word.  HELD_PROFILED
+ * marks a write entry pushed with the profile on (profile.h): no compare
+ * of the inline unlock matches it, so its unlock takes the full path,
+ * which ends the hold's timing.
  */
-enum held_mode { HELD_READ = 1, HELD_WRITE = 2, HELD_FAST = 4 };
+enum held_mode { HELD_READ = 1, HELD_WRITE = 2, HELD_FAST = 4, HELD_PROFILED = 8 };
 
 struct held {
 	const void *lock;
 	uintptr_t data;
 	union {
 		struct {
-			uint32_t mode;      /* HELD_READ or HELD_WRITE, perhaps | HELD_FAST */
+			uint32_t mode;      /* HELD_READ or HELD_WRITE, perhaps | HELD_FAST or HELD_PROFILED */
 			uint32_t reentries; /* read re-entries (holds - 1) */
 		};
 		uint64_t state;

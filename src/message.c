@@ -6,6 +6,7 @@
 #include "message.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -48,6 +49,31 @@ bool libbravo_stderr_unchanged(void)
 	       st.st_dev == stderr_dev && st.st_ino == stderr_ino;
 	errno = saved_errno;
 	return same;
+}
+
+int libbravo_report_open(const char *path, const char *what, bool *empty)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY |
+		      O_CLOEXEC | O_NONBLOCK, 0644);
+	char why[128];
+	struct stat st;
+	int flags;
+
+	if (fd < 0) {
+		int err = errno;
+		const char *reason = strerror_r(err, why, sizeof(why));
+
+		if (err == ELOOP)
+			reason = "it is a symbolic link";
+		libbravo_message("cannot write %s to %s: %s; %s dropped", what, path, reason, what);
+		return -1;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	if (empty)
+		*empty = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+	return fd;
 }
 
 bool libbravo_write(int fd, const void *buf, size_t len)

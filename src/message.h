@@ -30,6 +30,16 @@ void libbravo_stderr_remember(void);
 /* fd 2 is the file noted (true too if none was noted yet). */
 bool libbravo_stderr_unchanged(void);
 
+/*
+ * Open a report file (the statistics', the profile's) to append to it:
+ * never through a symbolic link (the last component), never becoming the
+ * controlling terminal, never blocking on a FIFO with no reader; created
+ * with mode 0644 less the umask.  -1 if it cannot be, said on stderr
+ * ("cannot write WHAT to PATH: why; WHAT dropped").  *empty: the file
+ * holds nothing yet (a regular file of size 0).
+ */
+int libbravo_report_open(const char *path, const char *what, bool *empty);
+
 /* Write all of buf to fd as above; true if all of it was written. */
 bool libbravo_write(int fd, const void *buf, size_t len);
 

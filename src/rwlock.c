@@ -48,6 +48,7 @@
 #include "held.h"
 #include "handle.h"
 #include "message.h"
+#include "profile.h"
 #include "real.h"
 #include "stats.h"
 #include "variant.h"
@@ -78,12 +79,24 @@ static __thread bool loading;
 
 /*
  * The write fast path and the read try-lock path open once the library is
- * loaded, unless strict mode or statistics want to see every call.
+ * loaded, unless strict mode, statistics or the profile want to see every
+ * call.
  * Acquire/release: a thread that finds them open finds glibc's functions
  * resolved (BRAVO-pthread's try-locks call them), as ensure_loaded would
  * have.
  */
 static atomic_bool fast_paths_open;
+
+/*
+ * Loaded, and neither strict mode nor the profile wants to see the
+ * acquisitions: rwlock_acquire's one test for all three, so that the
+ * variants whose every call takes the full path (Cohort-RW, Per-CPU) pay
+ * nothing for the profile.  Release/acquire as loaded: a thread that finds
+ * it set finds the load done.
+ */
+static atomic_bool acquire_plain;
+
+static void profile_load(void);
 
 static void libbravo_load_once(void)
 {
@@ -93,11 +106,13 @@ static void libbravo_load_once(void)
 	config_load();
 	if (config.stats)
 		stats_start(variant_name, config.stats_file, variant_has_bias);
+	if (config.profile)
+		profile_load();
 	handoff_atfork();
 	held_init();
 	variant_load();
 	config_announce(variant_name, variant_detail());
-	atomic_store_explicit(&fast_paths_open, !config.strict && !config.stats,
+	atomic_store_explicit(&fast_paths_open, !config.strict && !config.stats && !config.profile,
 			      memory_order_release);
 	errno = saved_errno;
 }
@@ -113,6 +128,7 @@ static void libbravo_load(void)
 	pthread_once(&once, libbravo_load_once);
 	loading = false;
 	atomic_store_explicit(&loaded, true, memory_order_release);
+	atomic_store_explicit(&acquire_plain, !config.strict && !profile_on, memory_order_release);
 }
 
 static inline void ensure_loaded(void)
@@ -221,7 +237,8 @@ static __attribute__((noinline)) bool write_named_other(pthread_rwlock_t *rw, pi
 							bool ask_kernel)
 {
 	if (held_forked_from(writer)) {
-		handle_set_writer(rw, held_self());
+		/* keeping the profile's mark (handle.h): the unlock still ends the hold */
+		handle_set_writer(rw, held_self() | (handle_writer(rw) & HANDLE_WRITER_PROFILED));
 		return true;
 	}
 	return ask_kernel && writer == held_self_refresh();
@@ -234,6 +251,7 @@ static inline bool write_held_by_self(pthread_rwlock_t *rw, bool ask_kernel)
 
 	if (__builtin_expect(writer == 0, 1))
 		return false;
+	writer = handle_writer_id(writer);
 	return writer == held_self() || write_named_other(rw, writer, ask_kernel);
 }
 #else
@@ -247,10 +265,87 @@ static bool write_held_by_self(pthread_rwlock_t *rw, bool ask_kernel)
 }
 #endif
 
+/* ---- the profile (profile.h): on the full path only ---- */
+
+/* The kind of lock rw is, from its bytes. */
+static enum profile_kind profile_kind_of(pthread_rwlock_t *rw)
+{
+	if (handle_is_pshared(rw))
+		return PROFILE_KIND_PSHARED;
+	return handle_prefers_writers(rw) ? PROFILE_KIND_WRITER_PREF : PROFILE_KIND_DEFAULT;
+}
+
+/* glibc's own unlock, while profile_load has put unlock_glibc_profiled in its place. */
+static int (*glibc_unlock)(pthread_rwlock_t *);
+
+/*
+ * glibc's unlock with the profile on (real_rwlock.unlock): every unlock
+ * of a lock in glibc's bytes comes here -- a process-shared lock under any
+ * variant, every lock under BRAVO-pthread, whose inline unlock calls
+ * glibc's through that pointer.  A write unlock (glibc names the caller
+ * as the writer) ends the hold's timing first.
+ */
+static int unlock_glibc_profiled(pthread_rwlock_t *rw)
+{
+	if (profile_holds_open() && handle_writer(rw) == held_self())
+		profile_write_release(rw);
+	return glibc_unlock(rw);
+}
+
+/*
+ * At load, with BRAVO_PROFILE: the records, and glibc's unlock wrapped.
+ * Before the load is published (loaded), so no thread holds a lock yet
+ * whose unlock reads the pointer.
+ */
+static void profile_load(void)
+{
+	profile_start(variant_name, variant_has_bias);
+	if (!profile_on)
+		return;
+	glibc_unlock = real_rwlock.unlock;
+	real_rwlock.unlock = unlock_glibc_profiled;
+}
+
+/*
+ * A write hold of rw ends (unlock_slow): its timing too.  Holds in glibc's
+ * bytes end in unlock_glibc_profiled instead.
+ */
+static inline void profile_release(pthread_rwlock_t *rw)
+{
+#ifndef VARIANT_WRITE_UNLOCK_GLIBC
+	if (__builtin_expect(profile_on, 0) && profile_holds_open())
+		profile_write_release(rw);
+#else
+	(void)rw;
+#endif
+}
+
+/*
+ * The write hold just taken must reach the full path's unlock, where its
+ * timing ends: a listed hold is pushed with HELD_PROFILED (held.h), and
+ * where libbravo names the writer, the name gets HANDLE_WRITER_PROFILED
+ * (handle.h).  glibc's names need nothing: its unlock is wrapped.
+ */
+static inline void profile_mark_writer(pthread_rwlock_t *rw)
+{
+#if defined(VARIANT_WRITE_OWNER) && !defined(VARIANT_WRITE_UNLOCK_GLIBC)
+	handle_set_writer(rw, held_self() | HANDLE_WRITER_PROFILED);
+#else
+	(void)rw;
+#endif
+}
+
+/* A wait is counted if the blocking call took the lock or ran out of time. */
+static void profile_count_wait(struct profile_lock *p, enum held_mode mode, uint64_t t0, int r)
+{
+	if (r == 0 || r == ETIMEDOUT)
+		profile_waited(p, mode == HELD_WRITE, profile_clock_ns() - t0);
+}
+
 /* ---- process-shared locks: glibc's, in place ---- */
 
-static int pshared_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
-			   const struct deadline *dl)
+static int pshared_call(pthread_rwlock_t *rw, enum held_mode mode, bool try,
+			const struct deadline *dl)
 {
 	const struct real_rwlock *g = real();
 
@@ -260,6 +355,38 @@ static int pshared_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
 		return mode == HELD_READ ? g->rdlock(rw) : g->wrlock(rw);
 	return mode == HELD_READ ? g->clockrdlock(rw, dl->clock, dl->abstime)
 				 : g->clockwrlock(rw, dl->clock, dl->abstime);
+}
+
+/*
+ * With the profile: glibc's try-lock first, and its blocking call, timed,
+ * only if that failed.  A write hold ends in unlock_glibc_profiled.
+ */
+static __attribute__((noinline)) int pshared_profiled(pthread_rwlock_t *rw, enum held_mode mode,
+							bool try, const struct deadline *dl,
+							const void *caller)
+{
+	struct profile_lock *p = profile_lock_of(rw, PROFILE_KIND_PSHARED, caller);
+	int r = pshared_call(rw, mode, true, NULL);
+
+	if (r != 0 && !try) {
+		uint64_t t0 = profile_clock_ns();
+
+		r = pshared_call(rw, mode, false, dl);
+		profile_count_wait(p, mode, t0, r);
+	}
+	if (r == 0 && mode == HELD_READ)
+		profile_read(p, PROFILE_READ_NA);
+	else if (r == 0)
+		profile_write(p, rw);
+	return r;
+}
+
+static int pshared_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
+			   const struct deadline *dl, const void *caller)
+{
+	if (__builtin_expect(profile_on, 0))
+		return pshared_profiled(rw, mode, try, dl, caller);
+	return pshared_call(rw, mode, try, dl);
 }
 
 /* ---- the one acquisition path ---- */
@@ -285,34 +412,82 @@ static int held_check(struct held *h, enum held_mode mode, bool try)
 }
 
 /*
- * dl == NULL: wait forever; try: never wait.  Timed calls try first, and
- * a deadline in the past (negative tv_sec) then times out at once.
+ * With the profile (profile.h), for a lock the caller does not hold:
+ * rwlock_acquire's algorithm calls, but a blocking call tries first, and
+ * only a wait that follows a failed try is timed; revocations made in
+ * between are the lock's.  The hold is recorded as rwlock_acquire records
+ * it, a write hold marked so that its unlock ends its timing.
  */
-static inline __attribute__((always_inline)) int
-rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
-			  const struct deadline *dl, const void *caller)
+static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum held_mode mode,
+						       bool try, const struct deadline *dl,
+						       const void *caller)
 {
-	struct held *h;
+	struct profile_lock *p = profile_lock_of(rw, profile_kind_of(rw), caller);
+	struct profile_lock *outer = profile_enter(p);
+	uint64_t seen = mode == HELD_READ ? variant_read_seen(rw) : 0;
 	uintptr_t data = 0;
-	int r;
+	int r = algo_trylock(rw, mode, &data);
 
-	if (null_ptr(rw))
-		return stats_error(EINVAL);
-	if (dl && !deadline_valid(dl))
-		return stats_error(EINVAL);
-	ensure_loaded();
-	if (handle_is_pshared(rw))
-		return stats_error(pshared_acquire(rw, mode, try, dl));
-	if (config.strict && handle_is_destroyed(rw))
-		return misuse(EINVAL, mode == HELD_READ ? "pthread_rwlock_rdlock" : "pthread_rwlock_wrlock",
-			      rw, "the lock was destroyed", caller);
-	h = held_find(rw);
+	if (r != 0 && !try) {
+		if (dl && dl->abstime && dl->abstime->tv_sec < 0) {
+			r = ETIMEDOUT;
+		} else {
+			uint64_t t0 = profile_clock_ns();
+
+			r = algo_lock(rw, mode, &data, dl);
+			profile_count_wait(p, mode, t0, r);
+		}
+	}
+	profile_leave(outer);
+	if (r)
+		return r;
+	if (mode == HELD_READ || WRITE_HOLDS_LISTED) {
+		enum held_mode entry = mode == HELD_READ ? HELD_READ : HELD_WRITE | HELD_PROFILED;
+
+		if (!held_push(rw, entry, data)) {
+			algo_unlock(rw, mode, data);
+			return EAGAIN;
+		}
+	}
+	if (mode == HELD_READ) {
+		profile_read(p, variant_read_class(rw, data, seen));
+	} else {
+		profile_mark_writer(rw);
+		profile_write(p, rw);
+	}
+	stats_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
+	return 0;
+}
+
+/*
+ * What the caller's own holds of rw answer a new request with: a read
+ * re-entry (0, counted), EDEADLK, EBUSY or EAGAIN; -1: go to the lock.
+ */
+static inline __attribute__((always_inline)) int holds_answer(pthread_rwlock_t *rw,
+							      enum held_mode mode, bool try)
+{
+	struct held *h = held_find(rw);
+
 	if (h && handoff_any() && held_handed_off(rw, h))
 		h = NULL;
 	if (h)
-		return stats_error(held_check(h, mode, try));
+		return held_check(h, mode, try);
 	if (write_held_by_self(rw, false))
-		return stats_error(try ? EBUSY : EDEADLK);
+		return try ? EBUSY : EDEADLK;
+	return -1;
+}
+
+/*
+ * The lock itself, for a caller that holds none of it.  dl == NULL: wait
+ * forever; try: never wait.  Timed calls try first, and a deadline in the
+ * past (negative tv_sec) then times out at once.
+ */
+static inline __attribute__((always_inline)) int take(pthread_rwlock_t *rw, enum held_mode mode,
+						      bool try, const struct deadline *dl)
+{
+	uintptr_t data = 0;
+	int r;
+
 	if (try || (dl && dl->abstime)) {
 		r = algo_trylock(rw, mode, &data);
 		if (r == 0 || try)
@@ -334,6 +509,52 @@ out:
 	return 0;
 }
 
+/*
+ * rwlock_acquire before the load, in strict mode or with the profile:
+ * the process-shared test, strict mode's test, the caller's holds, then
+ * the profile's acquisition or the plain one.
+ */
+static __attribute__((noinline)) int acquire_observed(pthread_rwlock_t *rw, enum held_mode mode,
+						      bool try, const struct deadline *dl,
+						      const void *caller)
+{
+	int r;
+
+	ensure_loaded();
+	if (handle_is_pshared(rw))
+		return stats_error(pshared_acquire(rw, mode, try, dl, caller));
+	if (config.strict && handle_is_destroyed(rw))
+		return misuse(EINVAL, mode == HELD_READ ? "pthread_rwlock_rdlock" : "pthread_rwlock_wrlock",
+			      rw, "the lock was destroyed", caller);
+	r = holds_answer(rw, mode, try);
+	if (r >= 0)
+		return stats_error(r);
+	if (profile_on)
+		return stats_error(acquire_profiled(rw, mode, try, dl, caller));
+	return take(rw, mode, try, dl);
+}
+
+/* The one acquisition path (see the top of the file). */
+static inline __attribute__((always_inline)) int
+rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
+			  const struct deadline *dl, const void *caller)
+{
+	int r;
+
+	if (null_ptr(rw))
+		return stats_error(EINVAL);
+	if (dl && !deadline_valid(dl))
+		return stats_error(EINVAL);
+	if (__builtin_expect(!atomic_load_explicit(&acquire_plain, memory_order_acquire), 0))
+		return acquire_observed(rw, mode, try, dl, caller);
+	if (handle_is_pshared(rw))
+		return stats_error(pshared_call(rw, mode, try, dl));
+	r = holds_answer(rw, mode, try);
+	if (r >= 0)
+		return stats_error(r);
+	return take(rw, mode, try, dl);
+}
+
 static int rwlock_acquire_timed(pthread_rwlock_t *rw, enum held_mode mode,
 				clockid_t clk, const struct timespec *abstime, const void *caller)
 {
@@ -344,7 +565,7 @@ static int rwlock_acquire_timed(pthread_rwlock_t *rw, enum held_mode mode,
 
 EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
 {
-	int pshared = PTHREAD_PROCESS_PRIVATE;
+	int pshared = PTHREAD_PROCESS_PRIVATE, r;
 
 	if (null_ptr(rw))
 		return EINVAL;
@@ -355,8 +576,20 @@ EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 	held_forget(rw);
 	handoff_forget(rw);
 	if (pshared == PTHREAD_PROCESS_SHARED)
-		return real()->init(rw, attr); /* sets __shared: glibc's from now on */
-	return variant_init(rw, attr);
+		r = real()->init(rw, attr); /* sets __shared: glibc's from now on */
+	else
+		r = variant_init(rw, attr);
+	if (__builtin_expect(profile_on, 0) && r == 0)
+		profile_lock_init(rw, profile_kind_of(rw), CALLER); /* its next life */
+	return r;
+}
+
+/* A destroy that succeeded: the profile's record of the lock's life ends. */
+static int destroyed(pthread_rwlock_t *rw)
+{
+	if (__builtin_expect(profile_on, 0))
+		profile_lock_destroy(rw);
+	return 0;
 }
 
 EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
@@ -365,8 +598,11 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 
 	if (null_ptr(rw))
 		return stats_error(EINVAL);
-	if (handle_is_pshared(rw))
-		return real()->destroy(rw);
+	if (handle_is_pshared(rw)) {
+		int r = real()->destroy(rw);
+
+		return r ? r : destroyed(rw);
+	}
 	if (!config.strict)
 		/*
 		 * glibc's destroy changes nothing, and neither do we: a heap
@@ -377,7 +613,7 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 		 * idle test cannot tell that no thread is about to enter: oprand
 		 * --destroy-waited broke exclusion when idle blocks were swapped.)
 		 */
-		return 0;
+		return destroyed(rw);
 	if (handle_is_destroyed(rw))
 		why = "the lock was already destroyed";
 	else if (held_find(rw) || write_held_by_self(rw, false))
@@ -388,7 +624,7 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 		return misuse(handle_is_destroyed(rw) ? EINVAL : EBUSY, "pthread_rwlock_destroy",
 			      rw, why, CALLER);
 	handle_mark_destroyed(rw);
-	return 0;
+	return destroyed(rw);
 }
 
 /*
@@ -737,8 +973,10 @@ static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 	if (handle_is_pshared(rw))
 		return real()->unlock(rw);
 	h = held_find(rw);
-	if (!h && write_held_by_self(rw, true))
+	if (!h && write_held_by_self(rw, true)) {
+		profile_release(rw);
 		return unlock_write_named(rw);
+	}
 	if (!h)
 		return unlock_unheld(rw, caller);
 	if (held_mode_of(h) == HELD_READ && h->reentries > 0) {
@@ -758,6 +996,8 @@ static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 		release_for_other(rw);
 		return 0;
 	}
+	if (mode == HELD_WRITE)
+		profile_release(rw);
 	algo_unlock(rw, mode, data);
 	return 0;
 }

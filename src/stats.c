@@ -10,7 +10,6 @@
 #include "stats.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -200,34 +199,6 @@ void stats_totals(uint64_t out[STAT_COUNT])
 	pthread_mutex_unlock(&stats_mutex);
 }
 
-/*
- * The statistics file: appended, never through a symbolic link (the last
- * component), never becoming the controlling terminal, never blocking on
- * a FIFO with no reader.  -1 (said on stderr) if it cannot be opened.
- */
-static int stats_file_open(void)
-{
-	int fd = open(stats_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY |
-		      O_CLOEXEC | O_NONBLOCK, 0644);
-	char why[128];
-	int flags;
-
-	if (fd < 0) {
-		int err = errno;
-		const char *reason = strerror_r(err, why, sizeof(why));
-
-		if (err == ELOOP)
-			reason = "it is a symbolic link";
-		libbravo_message("cannot write statistics to %s: %s; statistics dropped",
-				 stats_path, reason);
-		return -1;
-	}
-	flags = fcntl(fd, F_GETFL);
-	if (flags >= 0)
-		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-	return fd;
-}
-
 static void stats_report(void)
 {
 	uint64_t t[STAT_COUNT];
@@ -262,7 +233,7 @@ static void stats_report(void)
 	if (n > (int)sizeof(buf))
 		n = sizeof(buf);
 	if (stats_path[0])
-		fd = stats_file_open();
+		fd = libbravo_report_open(stats_path, "statistics", NULL);
 	else if (!libbravo_stderr_unchanged())
 		fd = -1; /* stderr is not the one the program started with */
 	/* One write: reports of several processes to one file do not interleave. */

@@ -90,6 +90,17 @@
  *                                         without touching them (BRAVO:
  *                                         their word stays 0)
  *
+ * For the profile (profile.h), a variant with BRAVO's table also provides
+ *
+ *   variant_read_seen(rw)                 the lock word as a reader finds
+ *                                         it, before its acquisition
+ *   variant_read_class(rw, data, seen)    how that read went: through the
+ *                                         table, or slowly and why (enum
+ *                                         profile_read)
+ *
+ *                                         (variants without it: 0 and
+ *                                         PROFILE_READ_NA)
+ *
  * A variant whose read unlock of a hold with data 0 (one of the lock
  * underneath) needs no frame -- its waking, if any, out of line --
  * defines VARIANT_READ_UNLOCK_UNDER and provides
@@ -147,6 +158,7 @@
 #include <stdint.h>
 
 #include "../locks/wait.h"
+#include "profile.h"
 
 #ifndef LIBBRAVO_VARIANT_NAME
 #error "no lock variant selected: build with -DLIBBRAVO_VARIANT_NAME and -include src/variants/NAME.h"
@@ -166,6 +178,8 @@ enum write_fast { WRITE_FAST_MISS, WRITE_FAST_HELD, WRITE_FAST_REVOKE };
 #include "variant_percpu.h"
 #elif defined(LIBBRAVO_VARIANT_COHORT)
 #include "variant_cohort.h"
+#elif defined(LIBBRAVO_VARIANT_GLIBC)
+#include "variant_glibc.h" /* not a variant: the profile's view of glibc's lock */
 #else
 #error "src/variants/" LIBBRAVO_VARIANT_NAME ".h selects no implementation"
 #endif
@@ -186,6 +200,21 @@ static inline bool variant_read_fast(pthread_rwlock_t *rw, uintptr_t *data)
 static inline void variant_read_fast_unlock(uintptr_t data)
 {
 	(void)data;
+}
+
+static inline uint64_t variant_read_seen(pthread_rwlock_t *rw)
+{
+	(void)rw;
+	return 0;
+}
+
+static inline enum profile_read variant_read_class(pthread_rwlock_t *rw, uintptr_t data,
+						   uint64_t seen)
+{
+	(void)rw;
+	(void)data;
+	(void)seen;
+	return PROFILE_READ_NA;
 }
 #endif
 

@@ -230,8 +230,8 @@ static unsigned long tolerated_fast_holds(const void *lock)
 static inline void variant_load(void)
 {
 	bravo_tolerated_slots = tolerated_fast_holds;
-	/* Strict mode and statistics see every read: keep rwlock.c's inline path shut. */
-	if (config.strict || config.stats)
+	/* Strict mode, statistics and the profile see every read: keep rwlock.c's inline path shut. */
+	if (config.strict || config.stats || config.profile)
 		bravo_enable_bits |= BRAVO_FULL_PATH;
 	vr_table_init(config.table_slots);
 }
@@ -363,6 +363,24 @@ static inline uint64_t seen_word(pthread_rwlock_t *rw)
 {
 	return __builtin_expect(stats_on, 0) ?
 	       atomic_load_explicit(&handle_bravo(rw)->word, memory_order_relaxed) : 0;
+}
+
+_Static_assert(PROFILE_READ_NA == PROFILE_READ_SLOW + BRAVO_MISS_KINDS,
+	       "profile.h's read classes are BRAVO's miss causes");
+
+/* The profile's view of a read (variant.h): the word before, the class after. */
+static inline uint64_t variant_read_seen(pthread_rwlock_t *rw)
+{
+	return atomic_load_explicit(&handle_bravo(rw)->word, memory_order_relaxed);
+}
+
+static inline enum profile_read variant_read_class(pthread_rwlock_t *rw, uintptr_t data,
+						   uint64_t seen)
+{
+	if (data)
+		return PROFILE_READ_FAST;
+	return (enum profile_read)(PROFILE_READ_SLOW +
+				   bravo_miss_cause(handle_bravo(rw), under_ops.scope, seen));
 }
 
 static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)

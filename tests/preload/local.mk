@@ -61,6 +61,12 @@ check_LTLIBRARIES = tests/preload/system/early_ctor_lib.la
 tests_preload_system_early_ctor_lib_la_SOURCES = tests/preload/system/early_ctor_lib.c
 tests_preload_system_early_ctor_lib_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
+# The per-lock profile (tests/preload/profile/profile_check.py): known
+# locks made at known call sites, with debug information for their file
+# and line.
+tests_preload_profile_profile_test_SOURCES = tests/preload/profile/profile_test.c tests/lib/test_util.h
+tests_preload_profile_profile_test_CFLAGS = $(AM_CFLAGS) -g
+
 # Privileged programs (tests/preload/system/secure_check.sh): one program
 # per variant (variants.am: tests/preload/system/secure_test-NAME) linked
 # directly against it (DT_NEEDED, absolute run path), as ld.so ignores
@@ -68,7 +74,7 @@ tests_preload_system_early_ctor_lib_la_LDFLAGS = -module -avoid-version -shared 
 secure_ldflags = -Wl,-rpath,$(abs_top_builddir)/src/.libs
 
 check_PROGRAMS += $(preload_programs) tests/preload/placement_test tests/preload/dropin \
-	$(preload_system_programs) $(secure_tests)
+	$(preload_system_programs) $(secure_tests) tests/preload/profile/profile_test
 
 # One run of the driver per variant (variants.am adds NAME.vt for each),
 # and one without preload that checks the suite itself against glibc.  A
@@ -89,4 +95,4 @@ EXTRA_DIST += tests/preload/run tests/preload/dropin-compare.sh tests/preload/pl
 	tests/preload/system/db_bench_check.sh tests/preload/system/early_ctor_check.sh \
 	tests/preload/system/leak_check.sh \
 	tests/preload/system/stats_check.sh tests/preload/system/report_check.sh \
-	tests/preload/system/secure_check.sh
+	tests/preload/system/secure_check.sh tests/preload/profile/profile_check.py

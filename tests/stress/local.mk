@@ -26,7 +26,7 @@ tests_stress_misuse_SOURCES = tests/stress/misuse.c tests/stress/torture.h tests
 
 TESTS += tests/stress/torture-check
 EXTRA_DIST += tests/stress/torture-check
-CLEANFILES += tests/stress/*.out tests/stress/*.err
+CLEANFILES += tests/stress/*.out tests/stress/*.err tests/stress/*.csv
 
 # The long run: ten times the operations, every program x variant.
 TORTURE_SCALE_LONG = 10

@@ -166,6 +166,49 @@ fi
 br --verbose --lock ba -- sh -c "$env_of"
 check verbose-env "--verbose: BRAVO_VERBOSE=1" eval 'rc_is 0 && out_is "unset|unset|1"'
 
+# ---- --profile ----
+profile_of='printf "%s|%s|%s\n" "${BRAVO_PROFILE-unset}" "${BRAVO_PROFILE_FILE-unset}" "${LD_PRELOAD-unset}"'
+br --profile --lock ba -- sh -c "$profile_of"
+check profile "--profile: BRAVO_PROFILE=1" eval 'rc_is 0 && out_is "1|unset|$libs/libbravo-ba.so"'
+br --profile-file "$tmp/profile.csv" --lock ba -- sh -c "$profile_of"
+check profile-file "--profile-file F: BRAVO_PROFILE=1 BRAVO_PROFILE_FILE=F" \
+	eval 'rc_is 0 && out_is "1|$tmp/profile.csv|$libs/libbravo-ba.so"'
+rc=0
+(cd "$tmp/cwd" && ${LAUNCHER_SHELL:+"$LAUNCHER_SHELL"} "$launcher" --profile-file rel.csv \
+	--lock ba -- sh -c "$profile_of") >"$tmp/out" 2>"$tmp/err" || rc=$?
+check profile-file-relative "--profile-file: a relative FILE is made absolute" \
+	eval 'rc_is 0 && out_is "1|$(cd "$tmp/cwd" && pwd)/rel.csv|$libs/libbravo-ba.so"'
+br --profile --lock glibc -- sh -c "$profile_of"
+check profile-glibc "--lock glibc --profile: glibc's lock behind the pass-through library" \
+	eval 'rc_is 0 && out_is "1|unset|$libs/libbravo/libbravo-glibc.so"'
+br --profile-file="$tmp/profile.csv" --lock ba echo --profile
+check profile-after-command "a --profile after the command is the command's" \
+	eval 'rc_is 0 && out_is "--profile"'
+br --profile-file
+check missing-argument-profile-file "--profile-file without FILE: exit 2" eval 'rc_is 2'
+mkdir "$tmp/variants-only"
+cp "$libs/libbravo-ba.so" "$tmp/variants-only/"
+br --libdir "$tmp/variants-only" --profile --lock glibc -- true
+check profile-glibc-missing "--lock glibc --profile without the pass-through: exit 1, says which file" \
+	eval 'rc_is 1 && err_has "libbravo/libbravo-glibc.so"'
+# End to end, on a program whose waits follow from the lock's semantics
+# (tests/tools/compare/profile_probe.c): a table on stderr naming its
+# locks' call sites; CSV to the file; glibc's own lock profiled.
+probe=$build/tests/tools/compare/profile_probe
+if [ -x "$probe" ]; then
+	br --profile --lock ba -- "$probe"
+	check profile-table "--profile: the library's table on stderr names the locks' call sites" \
+		eval 'rc_is 0 && err_has "^libbravo: profile variant=ba " && err_has "contended_lock_site+0x" &&
+			err_has "quiet_lock_site+0x"'
+	rm -f "$tmp/profile.csv"
+	br --profile-file "$tmp/profile.csv" --lock glibc -- "$probe"
+	check profile-glibc-file "--lock glibc --profile-file F: glibc's lock profiled, as CSV in F" \
+		eval 'rc_is 0 && grep -q "^[0-9]*,glibc,1,.*contended_lock_site" "$tmp/profile.csv" && empty err'
+else
+	echo "FAIL: no $probe: build first (make check_PROGRAMS)"
+	failed=$((failed + 1))
+fi
+
 # ---- the command ----
 br --lock ba -- sh -c 'exit 7'
 check exit-status "the command's exit status passes through" eval 'rc_is 7'

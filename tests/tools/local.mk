@@ -16,10 +16,14 @@ EXTRA_DIST += tests/tools/launcher_test.sh
 # deterministic effect of the preload (it asks the dynamic linker whose
 # pthread_rwlock_rdlock it got), and a static wrapper that drops LD_PRELOAD
 # before exec (a run whose preload never takes effect).
-compare_probes = tests/tools/compare/ab_probe tests/tools/compare/static_exec
+compare_probes = tests/tools/compare/ab_probe tests/tools/compare/static_exec \
+	tests/tools/compare/profile_probe
 check_PROGRAMS += $(compare_probes)
 tests_tools_compare_ab_probe_SOURCES = tests/tools/compare/ab_probe.c
 tests_tools_compare_ab_probe_LDADD = -ldl
+# Per-lock waits that follow from the lock's semantics (--profile).
+tests_tools_compare_profile_probe_SOURCES = tests/tools/compare/profile_probe.c
+tests_tools_compare_profile_probe_CFLAGS = $(AM_CFLAGS) -g
 tests_tools_compare_static_exec_SOURCES = tests/tools/compare/static_exec.c
 tests_tools_compare_static_exec_LDFLAGS = -all-static
 tools_tests += tests/tools/compare-check tests/tools/compare-stats-check \

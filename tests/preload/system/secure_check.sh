@@ -23,7 +23,8 @@ skip() { echo "secure_check: SKIP: $*"; exit 77; }
 command -v setpriv >/dev/null 2>&1 || skip "setpriv (util-linux) not installed"
 [ -x "$prog" ] || { echo "secure_check: $prog was not built"; exit 1; }
 unset LD_PRELOAD BRAVO_N BRAVO_TABLE_SIZE BRAVO_SPIN BRAVO_VERBOSE BRAVO_STATS \
-	BRAVO_STATS_FILE BRAVO_CHECK BRAVO_COHORT_NODES BRAVO_COHORT_HANDOFF
+	BRAVO_STATS_FILE BRAVO_CHECK BRAVO_COHORT_NODES BRAVO_COHORT_HANDOFF \
+	BRAVO_PROFILE BRAVO_PROFILE_FILE BRAVO_PROFILE_TOP BRAVO_PROFILE_SORT BRAVO_PROFILE_LOCKS
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
@@ -62,6 +63,10 @@ BRAVO_STATS_FILE="$tmp/rootonly/control" timeout -k 5 "$limit" "$tmp/prog" >"$tm
 grep -q "^at_secure=0" "$tmp/out" || bad "control run is AT_SECURE: $(cat "$tmp/out")"
 grep -qx "libbravo.variant=$variant" "$tmp/rootonly/control" 2>/dev/null ||
 	bad "control run as root wrote no statistics to $tmp/rootonly/control"
+BRAVO_PROFILE_FILE="$tmp/rootonly/control.csv" timeout -k 5 "$limit" "$tmp/prog" >"$tmp/out" 2>"$tmp/err" ||
+	bad "control run as root with a profile failed: $(cat "$tmp/err")"
+grep -q "^[0-9]*,$variant,1," "$tmp/rootonly/control.csv" 2>/dev/null ||
+	bad "control run as root wrote no profile to $tmp/rootonly/control.csv"
 
 # The privileged runs: nothing created, nothing appended, nothing said.
 as_nobody BRAVO_STATS_FILE="$tmp/rootonly/created" || bad "exit $? with BRAVO_STATS_FILE in a root-only directory"
@@ -74,6 +79,14 @@ done
 as_nobody BRAVO_STATS=1 BRAVO_VERBOSE=1 BRAVO_N=abc BRAVO_TABLE_SIZE=7 BRAVO_CHECK=2 BRAVO_STAT=1 ||
 	bad "exit $? with BRAVO_STATS/VERBOSE and malformed settings"
 [ -s "$tmp/err" ] && bad "a set-user-ID program printed libbravo text for its caller's BRAVO_*: $(cat "$tmp/err")"
+# No profile either: not on stderr, not into a file, malformed settings unsaid.
+as_nobody BRAVO_PROFILE=1 BRAVO_PROFILE_TOP=x BRAVO_PROFILE_SORT=y BRAVO_PROFILE_LOCKS=0 ||
+	bad "exit $? with BRAVO_PROFILE=1 and malformed profile settings"
+[ -s "$tmp/err" ] && bad "a set-user-ID program printed a profile or a profile setting's complaint: $(cat "$tmp/err")"
+as_nobody BRAVO_PROFILE_FILE="$tmp/rootonly/profile.csv" || bad "exit $? with BRAVO_PROFILE_FILE in a root-only directory"
+[ -e "$tmp/rootonly/profile.csv" ] && bad "a set-user-ID program created $tmp/rootonly/profile.csv"
+as_nobody BRAVO_PROFILE_FILE="$tmp/link" || bad "exit $? with BRAVO_PROFILE_FILE=link"
+[ "$(cat "$tmp/secret")" = secret ] || bad "a set-user-ID program appended its profile to a mode-600 file"
 
-[ $fail -eq 0 ] && echo "secure_check: $variant: set-user-ID program as nobody ignores BRAVO_* (nothing created, appended or printed); as root it writes its statistics"
+[ $fail -eq 0 ] && echo "secure_check: $variant: set-user-ID program as nobody ignores BRAVO_* (no statistics, no profile: nothing created, appended or printed); as root it writes both"
 exit $fail

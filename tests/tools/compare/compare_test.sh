@@ -18,7 +18,7 @@ compare=$build/scripts/bravo-compare
 probe=$build/tests/tools/compare/ab_probe
 static_exec=$build/tests/tools/compare/static_exec
 
-for f in "$run" "$compare" "$probe" "$static_exec"; do
+for f in "$run" "$compare" "$probe" "$static_exec" "$build/tests/tools/compare/profile_probe"; do
 	if [ ! -x "$f" ]; then
 		echo "FAIL: no $f: build first (make all check_PROGRAMS)"
 		echo "0 passed, 1 failed"
@@ -31,7 +31,8 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
 # The tests must not inherit the caller's settings.
-unset LD_PRELOAD BRAVO_LIBDIR BRAVO_STATS BRAVO_STATS_FILE BRAVO_VERBOSE
+unset LD_PRELOAD BRAVO_LIBDIR BRAVO_STATS BRAVO_STATS_FILE BRAVO_VERBOSE BRAVO_PROFILE \
+	BRAVO_PROFILE_FILE
 
 ops='ops/sec: ([0-9]+)'
 
@@ -246,6 +247,34 @@ check stats-columns "--stats: fast reads and revocations beside each variant" \
 	eval 'rc_is 0 && out_has "fast reads  *revocations" && row_has bravo-ba "%" && row_has ba " 0\\.0% "'
 check stats-csv "--stats: the CSV holds each variant run's 10 reads, none for glibc" \
 	eval '[ "$(csv_col 9)" = " 10 10  10 10 " ]'
+
+# ---- the per-lock profile ----
+# profile_probe's contended lock has one wait (the writer's) under a lock
+# that lets a reader in while a writer waits (glibc's default kind), two
+# under BA (phase-fair: the second reader waits too); its quiet lock none.
+# Semantics, not timing, set these counts (profile_probe.c).
+pprobe=$build/tests/tools/compare/profile_probe
+cmp_run --locks glibc,ba --runs 2 --metric "$ops" --profile --csv "$tmp/runs.csv" -- "$pprobe"
+check profile-every-run "--profile: a profile of every run, glibc's through its pass-through library" \
+	eval 'rc_is 0 && [ "$(ls "$tmp"/runs/*-glibc.profile.csv "$tmp"/runs/*-ba.profile.csv | wc -l)" -eq 4 ] &&
+		grep -q "^[0-9]*,glibc,.*contended_lock_site" "$tmp"/runs/001-r1-glibc.profile.csv &&
+		grep -q "^[0-9]*,ba,.*contended_lock_site" "$tmp"/runs/002-r1-ba.profile.csv'
+sect=$(sed -n '/^ba vs glibc: the locks whose time waited differs most/,/^profiles of every run/p' "$tmp/out")
+first=$(printf '%s\n' "$sect" | sed -n 3p)
+check profile-compare "--profile: ba vs glibc lists the contended lock, 1 wait against 2, 3 acquisitions each" \
+	eval 'printf "%s\n" "$first" | grep -q "^  contended_lock_site+0x[0-9a-f]* (profile_probe) default  *profile_probe.c:[0-9]* .* 1  *2  *3  *3$"'
+check profile-compare-quiet "--profile: a lock that waited alike under both is not listed" \
+	eval '[ -n "$sect" ] && ! printf "%s\n" "$sect" | grep -q quiet_lock_site'
+check profile-csv-column "--profile: the runs' CSV names each run's profile file" \
+	eval '[ "$(tail -n +2 "$tmp/runs.csv" | grep -c "\.profile\.csv$")" -eq 4 ]'
+cmp_run --locks glibc,ba --runs 1 --profile --profile-file x -- "$pprobe"
+check profile-file-refused "--profile-file with --compare: exit 2, use --profile" \
+	eval 'rc_is 2 && err_has "use --profile"'
+mkdir -p "$tmp/variants-only"
+cp "$build/src/.libs/libbravo-ba.so" "$tmp/variants-only/"
+cmp_run --libdir "$tmp/variants-only" --locks glibc,ba --runs 1 --profile -- "$pprobe"
+check profile-no-passthrough "--profile without LIBDIR/libbravo/libbravo-glibc.so: exit 1, says so" \
+	eval 'rc_is 1 && err_has "libbravo/libbravo-glibc.so"'
 
 # ---- wall time, timeout, Ctrl-C, plot ----
 cmp_run --locks glibc,bravo-ba --runs 2 --time --csv "$tmp/runs.csv" -- "$probe" faster "$tmp/counter"

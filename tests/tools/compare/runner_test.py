@@ -3,7 +3,8 @@
 """runner_test.py SCRIPTS_DIR - scripts/bravo_runner.py, the one runner of
 the tools: the libraries of a libdir, lock resolution, the preload policy,
 the proof of the preload on real runs, interleaving orders, the timeout,
-Ctrl-C, fail-fast.  Needs no build: the 'variant' runs are shell commands
+Ctrl-C, fail-fast; and scripts/bravo_profile.py, the per-lock profiles'
+reading and comparison.  Needs no build: the 'variant' runs are shell commands
 that print the start-up line a library would, with a library path that
 does not exist (ld.so ignores it with a warning).  No timing is asserted
 beyond a run being stopped.  Python 3 standard library."""
@@ -18,6 +19,7 @@ import time
 import unittest
 
 br = None      # bravo_runner
+bp = None      # bravo_profile
 
 FAKE_LIB = '/nonexistent/libbravo-fake.so'
 
@@ -43,9 +45,10 @@ class Scratch(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def runner(self, timeout=None, stats=False, base=None):
+    def runner(self, timeout=None, stats=False, base=None, profile=False):
         env = br.Environment(base=dict(os.environ, **(base or {})))
-        return br.Runner(self.dir, env, timeout=timeout, stats=stats, prog='runner_test')
+        return br.Runner(self.dir, env, timeout=timeout, stats=stats, prog='runner_test',
+                         profile=profile)
 
 
 class Libraries(Scratch):
@@ -165,6 +168,86 @@ class ProofOnRuns(Scratch):
         run = self.runner(stats=True).run(br.Run(br.Lock('fake', FAKE_LIB), shell(script)))
         self.assertEqual(run.status, 'ok')
         self.assertEqual((run.stats['reads'], run.stats['writes'], run.stats['blocks']), (7, 1, 1))
+
+
+    def test_a_profile_is_asked_for_every_lock_and_must_come(self):
+        run = self.runner(profile=True).run(self.fake('libbravo: variant=fake'))
+        self.assertEqual(run.status, 'unverified')
+        self.assertIn('no libbravo profile at exit', run.detail)
+        script = ('echo "libbravo: variant=fake" >&2; '
+                  'printf "pid,variant,rank,lock\\n1,fake,1,0x10\\n" >"$BRAVO_PROFILE_FILE"; '
+                  'echo "$BRAVO_PROFILE_TOP"')
+        run = self.runner(profile=True).run(br.Run(br.Lock('fake', FAKE_LIB), shell(script)))
+        self.assertEqual(run.status, 'ok')
+        self.assertEqual(run.stdout().strip(), '0')
+        self.assertTrue(run.profile_path.endswith('.profile.csv'))
+        run = self.runner(profile=True).run(br.Run(br.Lock('glibc'), shell(
+            'echo "${BRAVO_PROFILE_FILE-unset}"')))
+        self.assertEqual((run.status, run.stdout().strip(), run.profile_path),
+                         ('ok', 'unset', None))
+
+    def test_a_profile_setting_is_not_inherited(self):
+        r = self.runner(base={'BRAVO_PROFILE': '1', 'BRAVO_PROFILE_FILE': '/tmp/p'})
+        run = r.run(br.Run(br.Lock('glibc'), shell(
+            'echo "${BRAVO_PROFILE-unset} ${BRAVO_PROFILE_FILE-unset}"')))
+        self.assertEqual(run.stdout().strip(), 'unset unset')
+
+
+class Profiles(Scratch):
+    """bravo_profile.py: reading a run's profile file, matching locks across
+    runs, the differences of two sides."""
+    HEADER = ('pid,variant,rank,lock,generation,state,kind,reads,writes,read_waits,'
+              'read_wait_ns,write_waits,write_wait_ns,site_function,site_object,'
+              'site_object_offset,site_source')
+
+    def write(self, name, lines):
+        path = os.path.join(self.dir, name)
+        with open(path, 'w') as f:
+            f.write('\n'.join([self.HEADER] + lines) + '\n')
+        return path
+
+    def test_two_processes_one_header_and_the_dropped_row(self):
+        path = self.write('p.csv', [
+            '1,ba,1,0x10,1,live,default,5,1,1,100,0,0,f+0x1,/bin/prog,0x20,prog.c:3',
+            self.HEADER,
+            '2,ba,1,0x10,1,live,default,2,0,0,0,0,0,f+0x1,/bin/prog,0x20,prog.c:3',
+            '2,ba,,,3,dropped,,7,,,,,,,,,'])
+        rows, dropped = bp.read_rows(path)
+        self.assertEqual((len(rows), dropped), (2, 7))
+        s = bp.summarize(rows)
+        self.assertEqual(s, {('f+0x1 (prog)', 'default'):
+                             {'wait_ns': 100, 'waits': 1, 'acquisitions': 8, 'source': 'prog.c:3'}})
+        self.assertEqual(bp.read_rows(os.path.join(self.dir, 'none')), ([], 0))
+        self.assertTrue(bp.has_report(path))
+
+    def test_a_site_without_a_function_is_its_object_and_offset(self):
+        self.assertEqual(bp.key_of({'site_function': '', 'site_object': '/lib/libx.so',
+                                    'site_object_offset': '0x4f0', 'kind': 'process-shared'}),
+                         ('libx.so+0x4f0 (libx.so)', 'process-shared'))
+
+    def summary(self, wait_ns, waits=1, acq=10, site='f'):
+        return {(site + '+0x1 (prog)', 'default'):
+                {'wait_ns': wait_ns, 'waits': waits, 'acquisitions': acq, 'source': ''}}
+
+    def runs_of(self, *summaries):
+        out = {}
+        for s in summaries:
+            out.update(s)
+        return out
+
+    def test_medians_the_largest_difference_first_alike_left_out(self):
+        g = self.summary(5, site='g')
+        base = [self.runs_of(self.summary(100), g), self.runs_of(self.summary(300), g),
+                self.summary(200)]
+        other = [self.runs_of(self.summary(1000), g), self.runs_of(self.summary(900), g),
+                 self.runs_of(self.summary(1100), self.summary(0, 0, site='h'))]
+        d = bp.differences(base, other)
+        self.assertEqual([(x['key'][0], x['diff_ns']) for x in d], [('f+0x1 (prog)', 800)])
+        # g: medians 5 and 5 (a run without it counts 0: median of 5, 5, 0 is 5)
+        self.assertEqual(bp.table('glibc', 'ba', [])[1], '  no lock waited differently')
+        lines = bp.table('glibc', 'ba', d)
+        self.assertTrue(lines[0].startswith('ba vs glibc:'))
+        self.assertIn('+0.001', lines[2])
 
 
 class Bounds(Scratch):
@@ -304,4 +387,5 @@ if __name__ == '__main__':
     sys.dont_write_bytecode = True
     sys.path.insert(0, sys.argv.pop(1))
     import bravo_runner as br    # noqa: E402
+    import bravo_profile as bp   # noqa: E402
     unittest.main(verbosity=2)

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * profile.h - the per-lock contention profile (BRAVO_PROFILE=1, or
+ * BRAVO_PROFILE_FILE=PATH): which locks carry the contention, where the
+ * program made them, and how each behaved under this variant.
+ *
+ * Off by default, and then nothing here runs: rwlock.c calls these only
+ * where profile_on is set, and with the profile on it keeps every call on
+ * its full path (as with statistics), so the fast paths never see it.
+ *
+ * One record per lock life, keyed by the lock's address: made by
+ * pthread_rwlock_init or by the first use of an address that has none
+ * (static initializers), with the caller of that call as the lock's site.
+ * A destroy ends the life (the record stays, marked destroyed); an init of
+ * an address that has a record, or a use after its destroy, starts the
+ * next generation, and the old record stays.  At most
+ * config.profile_locks records; locks beyond them are counted as dropped.
+ *
+ * What a record counts (rwlock.c calls in, all on the full path): read and
+ * write acquisitions (not read re-entries), each read's class (a read
+ * through BRAVO's table, or a slow read by cause; nothing under a variant
+ * without BRAVO, or for a process-shared lock), the waits (a blocking
+ * call whose try-lock failed, timed with CLOCK_MONOTONIC around the
+ * blocking call only), BRAVO's revocations made while acquiring it, and
+ * write holds (from the write acquisition to its unlock, through the
+ * thread's open holds below).
+ *
+ * Concurrency: records are shared by every thread.  The hot counters
+ * (acquisitions and read classes) are split in per-CPU shards of one cache
+ * line each, bumped with relaxed atomic adds; the rest (waits,
+ * revocations, maxima) only move on contended paths and live in the
+ * record's head, with relaxed adds and CAS loops for the maxima.  Relaxed
+ * is enough: the counts are only summed at exit, ordered with nothing.
+ * Records are found through an open-addressing index read without a lock
+ * (see profile.c for the publication order); they are made under one
+ * pthread_mutex (never an rwlock: ours are interposed), taken with every
+ * signal blocked and held across fork.
+ */
+#ifndef LIBBRAVO_PROFILE_H
+#define LIBBRAVO_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../locks/hidden.h"
+
+/* BRAVO_PROFILE_SORT: what makes a lock busy (config_profile_sort_names). */
+enum profile_sort {
+	PROFILE_SORT_WAIT,         /* readers' and writers' time waited */
+	PROFILE_SORT_ACQUISITIONS, /* reads + writes */
+	PROFILE_SORT_SLOW_READS,   /* BRAVO's slow reads */
+	PROFILE_SORT_REVOCATIONS,
+	PROFILE_SORT_WRITER_SHARE, /* writes / (reads + writes) */
+};
+
+enum profile_kind { PROFILE_KIND_DEFAULT, PROFILE_KIND_WRITER_PREF, PROFILE_KIND_PSHARED };
+
+/*
+ * How a read was taken: through BRAVO's table, slowly for one of BRAVO's
+ * causes (enum bravo_miss order), or neither (a variant without BRAVO, a
+ * process-shared lock).
+ */
+enum profile_read {
+	PROFILE_READ_FAST,
+	PROFILE_READ_SLOW, /* + enum bravo_miss */
+	PROFILE_READ_NA = PROFILE_READ_SLOW + 5,
+};
+
+struct profile_lock;
+
+extern bool profile_on LIBBRAVO_HIDDEN;
+
+/*
+ * Turn the profile on (at load): variant names the report, bias says the
+ * variant has BRAVO (else its columns are not applicable).  Chains to the
+ * revocation hook already set (statistics), so both see every revocation.
+ */
+void profile_start(const char *variant, bool bias);
+
+/* A lock (re)initialized by caller: a new record, the next generation. */
+void profile_lock_init(const void *lock, enum profile_kind kind, const void *caller);
+/* A lock destroyed: its record's life ends (the record stays). */
+void profile_lock_destroy(const void *lock);
+/*
+ * The record of the lock's current life, made (caller, kind) if it has
+ * none or its last one was destroyed; the dropped record if there is no
+ * room.  Never NULL.
+ */
+struct profile_lock *profile_lock_of(const void *lock, enum profile_kind kind,
+				     const void *caller);
+
+/*
+ * Around the algorithm's calls of one acquisition: revocations made in
+ * between are the lock's.  Returns what to hand back to profile_leave
+ * (a signal handler's acquisition nests).
+ */
+struct profile_lock *profile_enter(struct profile_lock *p);
+void profile_leave(struct profile_lock *outer);
+
+uint64_t profile_clock_ns(void);
+/* A blocking call that had to wait, for ns (write: a writer's wait). */
+void profile_waited(struct profile_lock *p, bool write, uint64_t ns);
+/* An acquisition: a read of class how, or a write (whose hold begins). */
+void profile_read(struct profile_lock *p, enum profile_read how);
+void profile_write(struct profile_lock *p, const void *lock);
+/*
+ * This thread releases its write hold of lock, if it has one open: the
+ * hold ends.  Nothing if it has none (a read unlock, a hold taken before
+ * the profile, a second call for the same unlock).
+ */
+void profile_write_release(const void *lock);
+/* True if this thread has write holds open (cheap; a TLS load). */
+bool profile_holds_open(void);
+
+#endif

@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""profile_check.py VARIANT LIB PROFILE_TEST - libbravo's per-lock profile
+(BRAVO_PROFILE, BRAVO_PROFILE_FILE and their settings) under one variant,
+on a program that knows its locks (profile_test.c): every lock life has
+its row with the exact acquisition counts, kind, state and call site; the
+CSV has the documented header; the table, the top-N and sort settings, the
+limit on records, a forked child's own report, malformed settings, an
+unsafe file, and silence without BRAVO_PROFILE.  Each check is one
+behaviour, named in its failure line; no timing is asserted.  Prints what
+failed; exits 1 if anything did.  Python 3 standard library only."""
+
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# The CSV header, as man/libbravo.7 documents it.
+HEADER = ('pid,variant,rank,lock,generation,state,kind,reads,writes,read_fast_fraction,'
+          'read_fast,read_slow_bias_off,read_slow_inhibited,read_slow_writer_waiting,'
+          'read_slow_collision,read_slow_lost_race,revocations,revocation_ns,read_waits,'
+          'read_wait_ns,read_wait_max_ns,write_waits,write_wait_ns,write_wait_max_ns,'
+          'write_holds,write_hold_ns,write_hold_max_ns,site,site_function,site_object,'
+          'site_object_offset,site_source')
+SLOW = ['read_slow_bias_off', 'read_slow_inhibited', 'read_slow_writer_waiting',
+        'read_slow_collision', 'read_slow_lost_race']
+BRAVO_COLUMNS = ['read_fast_fraction', 'read_fast'] + SLOW + ['revocations', 'revocation_ns']
+LIMIT_S = 60
+
+variant, lib, prog = sys.argv[1:4]
+bravo = variant.startswith('bravo-')
+failures = []
+tmp = tempfile.mkdtemp(prefix='profile_check.')
+
+
+def bad(check, why):
+    failures.append('%s: %s' % (check, why))
+
+
+def run(args=(), **settings):
+    """(stdout, stderr) of the program under the variant with settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith('BRAVO_')}
+    env.update(LD_PRELOAD=lib, EXPECT_RWLOCK_LIB='libbravo-%s.so' % variant)
+    env.update(settings)
+    r = subprocess.run([prog] + list(args), env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=LIMIT_S)
+    if r.returncode != 0:
+        raise SystemExit('profile_check: %s failed (exit %d) with %s: %s'
+                         % (prog, r.returncode, settings, r.stderr))
+    return r.stdout, r.stderr
+
+
+def lives_of(stdout):
+    """The program's own account: {(address, generation): life}, pid, child pid."""
+    lives, pid, child = {}, None, None
+    for line in stdout.splitlines():
+        w = line.split()
+        if w[0] == 'life':
+            lives[(w[2], int(w[3]))] = dict(
+                name=w[1], kind=w[4], state=w[5], function=w[6], line=int(w[7]),
+                reads=int(w[8]), writes=int(w[9]), read_waits=int(w[10]))
+        elif w[0] == 'pid':
+            pid = w[1]
+        elif w[0] == 'child':
+            child = w[1]
+    return lives, pid, child
+
+
+def csv_rows(path):
+    """(header line, rows as dicts) of a profile CSV file."""
+    with open(path) as f:
+        text = f.read()
+    header = text.split('\n', 1)[0]
+    return header, list(csv.DictReader(io.StringIO(text)))
+
+
+def profile_csv(name, args=(), **settings):
+    path = os.path.join(tmp, name + '.csv')
+    out, err = run(args, BRAVO_PROFILE_FILE=path, **settings)
+    header, rows = csv_rows(path)
+    return out, err, header, rows
+
+
+# ---- every life's row: counts, kind, state, site ----
+
+def check_rows(rows, lives, pid, libdw):
+    mine = [r for r in rows if r['pid'] == pid]
+    if len(mine) != len(lives):
+        bad('one row per lock life', 'want %d rows, got %d' % (len(lives), len(mine)))
+    for r in mine:
+        life = lives.get((r['lock'], int(r['generation'])))
+        if life is None:
+            bad('rows name the program\'s locks', 'unknown lock %s#%s' % (r['lock'], r['generation']))
+            continue
+        check_life(r, life, libdw)
+
+
+def check_life(r, life, libdw):
+    name = life['name']
+    for key in ('kind', 'state'):
+        if r[key] != life[key]:
+            bad('%s of %s' % (key, name), 'want %s, got %s' % (life[key], r[key]))
+    for key in ('reads', 'writes', 'read_waits'):
+        if int(r[key]) != life[key]:
+            bad('exact %s of %s' % (key, name), 'want %d, got %s' % (life[key], r[key]))
+    if int(r['write_holds']) != life['writes']:
+        bad('every write hold of %s timed to its unlock' % name,
+            'writes %d, holds %s' % (life['writes'], r['write_holds']))
+    if int(r['write_waits']) != 0:
+        bad('no write of %s waits' % name, 'write_waits %s' % r['write_waits'])
+    check_bravo_columns(r, life)
+    check_site(r, life, libdw)
+
+
+def check_bravo_columns(r, life):
+    name = life['name']
+    applies = bravo and life['kind'] != 'process-shared'
+    empty = [c for c in BRAVO_COLUMNS if r[c] == '']
+    if not applies:
+        if len(empty) != len(BRAVO_COLUMNS):
+            bad('BRAVO columns of %s not applicable (empty)' % name,
+                'filled: %s' % [c for c in BRAVO_COLUMNS if r[c] != ''])
+        return
+    if empty:
+        bad('BRAVO columns of %s filled' % name, 'empty: %s' % empty)
+        return
+    if int(r['read_fast']) + sum(int(r[c]) for c in SLOW) != life['reads']:
+        bad('fast and slow reads of %s add up to its reads' % name,
+            'fast %s, slow %s' % (r['read_fast'], [r[c] for c in SLOW]))
+
+
+def check_site(r, life, libdw):
+    name = life['name']
+    if os.path.basename(r['site_object']) != os.path.basename(prog):
+        bad('call site object of %s' % name, 'got %r' % r['site_object'])
+    if not re.match(r'^0x[0-9a-f]+$', r['site_object_offset']):
+        bad('call site offset of %s' % name, 'got %r' % r['site_object_offset'])
+    if not libdw:
+        return
+    if not r['site_function'].startswith(life['function'] + '+0x'):
+        bad('call site function of %s' % name, 'want %s+0x..., got %r'
+            % (life['function'], r['site_function']))
+    want = 'profile_test.c:%d' % life['line']
+    if not r['site_source'].endswith('/' + want) and r['site_source'] != want:
+        bad('call site file:line of %s' % name, 'want ...%s, got %r' % (want, r['site_source']))
+
+
+# ---- the checks ----
+
+def check_table(libdw_holder):
+    """BRAVO_PROFILE=1: the table on stderr, one row per life; says the symbols' source."""
+    out, err = run(BRAVO_PROFILE='1')
+    lives = lives_of(out)[0]
+    lines = err.splitlines()
+    first = re.match(r'^libbravo: profile variant=%s pid=\d+: (\d+) locks, all (\d+) by time '
+                     r'waited \(BRAVO_PROFILE_SORT=wait\); symbols: (.*)$' % re.escape(variant),
+                     lines[0] if lines else '')
+    if not first or int(first.group(1)) != len(lives):
+        bad('table title', 'got %r' % (lines[:1],))
+        return
+    libdw_holder.append(first.group(3) == 'libdw')
+    if not lines[1].startswith('#  lock'):
+        bad('table header', 'got %r' % lines[1])
+    body = lines[2:]
+    if len(body) != len(lives):
+        bad('one table row per lock life', 'want %d, got %d: %s' % (len(lives), len(body), body))
+    named = {line.split()[1] for line in body if len(line.split()) > 1}
+    for (addr, gen), life in lives.items():
+        if '%s#%d' % (addr, gen) not in named:
+            bad('table row of %s' % life['name'], 'no row %s#%d' % (addr, gen))
+    shared = [line for line in body if ' process-shared ' in line]
+    if len(shared) != 1 or shared[0].split()[6:8] != ['n/a', 'n/a']:
+        bad('a process-shared lock\'s BRAVO columns say n/a', 'got %r' % shared)
+    if not bravo and any(line.split()[6] != 'n/a' for line in body):
+        bad('no BRAVO: fast%% says n/a in every row', '%s' % body)
+
+
+def check_csv(libdw):
+    """The CSV: documented header, every life exact; a forked child counts from zero."""
+    out, err, header, rows = profile_csv('all', ['fork'], BRAVO_PROFILE_TOP='0')
+    lives, pid, child = lives_of(out)
+    if header != HEADER:
+        bad('CSV header as documented', 'got %r' % header)
+    if err:
+        bad('nothing on stderr with BRAVO_PROFILE_FILE', 'got %r' % err)
+    check_rows(rows, lives, pid, libdw)
+    kids = [r for r in rows if r['pid'] == child]
+    acq = {(r['lock'], r['generation']): int(r['reads']) + int(r['writes']) for r in kids}
+    default = [k for k, life in lives.items() if life['name'] == 'default'][0]
+    if acq.get((default[0], str(default[1]))) != 5 or sum(acq.values()) != 5:
+        bad('a forked child reports only its own acquisitions (5 reads)', 'got %s' % acq)
+    for r in rows:
+        if int(r['rank']) < 1 or r['variant'] != variant:
+            bad('rank and variant columns', 'got %r' % r)
+            break
+
+
+def sort_key(r, key):
+    reads, writes = int(r['reads']), int(r['writes'])
+    if key == 'wait':
+        return int(r['read_wait_ns']) + int(r['write_wait_ns'])
+    if key == 'acquisitions':
+        return reads + writes
+    if key == 'slow-reads':
+        return sum(int(r[c]) for c in SLOW) if r[SLOW[0]] != '' else 0
+    if key == 'revocations':
+        return int(r['revocations']) if r['revocations'] != '' else 0
+    return writes / (reads + writes) if reads + writes else 0
+
+
+def check_sorts(lives):
+    """BRAVO_PROFILE_SORT: rows in order of the key; the known winners win."""
+    winner = {'wait': 'contended', 'acquisitions': 'default', 'writer-share': 'writer'}
+    for key in ('wait', 'acquisitions', 'slow-reads', 'revocations', 'writer-share'):
+        out, err, header, rows = profile_csv('sort-' + key, BRAVO_PROFILE_SORT=key)
+        lives, pid, child = lives_of(out)
+        keys = [sort_key(r, key) for r in rows]
+        if keys != sorted(keys, reverse=True) or [int(r['rank']) for r in rows] != \
+                list(range(1, len(rows) + 1)):
+            bad('BRAVO_PROFILE_SORT=%s orders the rows' % key, 'keys %s' % keys)
+        if key in winner and rows:
+            top = lives.get((rows[0]['lock'], int(rows[0]['generation'])), {}).get('name')
+            if top != winner[key]:
+                bad('BRAVO_PROFILE_SORT=%s: the busiest lock first' % key,
+                    'want %s, got %s' % (winner[key], top))
+
+
+def check_top():
+    """BRAVO_PROFILE_TOP=N: N rows, in the table and in the CSV."""
+    out, err, header, rows = profile_csv('top', BRAVO_PROFILE_TOP='3')
+    if len(rows) != 3:
+        bad('BRAVO_PROFILE_TOP=3 keeps 3 CSV rows', 'got %d' % len(rows))
+    out, err = run(BRAVO_PROFILE='1', BRAVO_PROFILE_TOP='2')
+    lines = err.splitlines()
+    if len(lines) != 4 or 'the busiest 2 by' not in lines[0]:
+        bad('BRAVO_PROFILE_TOP=2 shows 2 table rows', 'got %r' % lines)
+
+
+def check_limit(lives):
+    """BRAVO_PROFILE_LOCKS=3: 3 records; the rest counted in a dropped row and line."""
+    out, err, header, rows = profile_csv('limit', BRAVO_PROFILE_LOCKS='3', BRAVO_PROFILE_TOP='0')
+    kept = [r for r in rows if r['state'] != 'dropped']
+    dropped = [r for r in rows if r['state'] == 'dropped']
+    total = sum(life['reads'] + life['writes'] for life in lives.values())
+    if len(kept) != 3 or len(dropped) != 1:
+        bad('BRAVO_PROFILE_LOCKS=3 keeps 3 rows and one dropped row', 'got %d and %d'
+            % (len(kept), len(dropped)))
+        return
+    lost = int(dropped[0]['reads'])
+    if int(dropped[0]['generation']) != len(lives) - 3 or \
+            lost + sum(int(r['reads']) + int(r['writes']) for r in kept) != total:
+        bad('the dropped row counts the other lives and their acquisitions', 'got %r' % dropped[0])
+    out, err = run(BRAVO_PROFILE='1', BRAVO_PROFILE_LOCKS='3')
+    if not re.search(r'^libbravo: profile: dropped: %d lock lives not recorded '
+                     r'\(BRAVO_PROFILE_LOCKS=3 records kept\), %d acquisitions on them$'
+                     % (len(lives) - 3, lost), err, re.MULTILINE):
+        bad('the table says what was dropped', 'got %r' % err.splitlines()[-1:])
+
+
+def check_silence():
+    """No BRAVO_PROFILE: nothing printed, no file."""
+    out, err = run()
+    if err:
+        bad('nothing on stderr without BRAVO_PROFILE', 'got %r' % err)
+
+
+def one_line(setting, value, want, **more):
+    """Run with setting=value: stderr holds one line about it, naming want."""
+    out, err = run(**{setting: value}, **more)
+    said = [l for l in err.splitlines() if l.startswith('libbravo: ignoring %s=' % setting)]
+    if len(said) != 1 or want not in said[0]:
+        bad('%s=%s: one line naming the default' % (setting, value), 'got %r' % err.splitlines())
+    return out, err
+
+
+def check_malformed():
+    """A malformed value: one line, and the default in effect."""
+    out, err = one_line('BRAVO_PROFILE', 'maybe', 'using 0')
+    if len(err.splitlines()) != 1:
+        bad('BRAVO_PROFILE=maybe: the profile stays off', 'got %r' % err)
+    path = os.path.join(tmp, 'malformed.csv')
+    for setting, value, want in (('BRAVO_PROFILE_TOP', 'ten', 'using 10'),
+                                 ('BRAVO_PROFILE_LOCKS', '0', 'using 16384')):
+        out, err = one_line(setting, value, want, BRAVO_PROFILE_FILE=path)
+        if len(err.splitlines()) != 1:
+            bad('%s=%s: nothing else on stderr' % (setting, value), 'got %r' % err)
+    out, err = one_line('BRAVO_PROFILE_SORT', 'fastest', 'using wait', BRAVO_PROFILE='1')
+    if 'by time waited (BRAVO_PROFILE_SORT=wait)' not in err:
+        bad('BRAVO_PROFILE_SORT=fastest: sorted by wait', 'got %r' % err.splitlines()[:2])
+    out, err = run(BRAVO_PROFILE_FILE='/' + 'x' * 5000)
+    if len(err.splitlines()) != 1 or 'profile off' not in err:
+        bad('BRAVO_PROFILE_FILE too long: one line, profile off', 'got %r' % err)
+
+
+def check_file_safety():
+    """BRAVO_PROFILE_FILE: never through a symbolic link; appended, one header."""
+    target = os.path.join(tmp, 'target')
+    link = os.path.join(tmp, 'link')
+    with open(target, 'w') as f:
+        f.write('keep\n')
+    os.symlink(target, link)
+    out, err = run(BRAVO_PROFILE_FILE=link)
+    if open(target).read() != 'keep\n' or 'it is a symbolic link; profile dropped' not in err:
+        bad('BRAVO_PROFILE_FILE through a symbolic link refused', 'stderr %r' % err)
+    path = os.path.join(tmp, 'twice.csv')
+    run(BRAVO_PROFILE_FILE=path)
+    run(BRAVO_PROFILE_FILE=path)
+    text = open(path).read().splitlines()
+    if text.count(HEADER) != 1 or text[0] != HEADER:
+        bad('two runs append to one file under one header', 'headers at %s'
+            % [i for i, l in enumerate(text) if l == HEADER])
+
+
+def main():
+    out, err = run()
+    lives = lives_of(out)[0]
+    libdw = []
+    check_table(libdw)
+    libdw = bool(libdw and libdw[0])
+    check_csv(libdw)
+    check_sorts(lives)
+    check_top()
+    check_limit(lives)
+    check_silence()
+    check_malformed()
+    check_file_safety()
+    for f in failures:
+        print('profile_check: %s: FAIL: %s' % (variant, f))
+    if not failures:
+        print('profile_check: %s: every lock life exact (%d), CSV header, table, top-N, five '
+              'sorts, limit, fork, malformed settings, file safety, silence when off%s'
+              % (variant, len(lives), '' if libdw else
+                 '; call site functions and lines NOT checked: libdw not available'))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    try:
+        sys.exit(main())
+    finally:
+        subprocess.run(['rm', '-rf', tmp])
