@@ -260,6 +260,30 @@ def check_limit(lives):
         bad('the table says what was dropped', 'got %r' % err.splitlines()[-1:])
 
 
+def check_without_libdw():
+    """Where libdw cannot serve (here a libdw.so.1 that lacks its
+    functions), the profile names sites by dladdr alone, says so and why,
+    and every count is the same."""
+    libm = [p for p in ('/lib/x86_64-linux-gnu/libm.so.6', '/usr/lib/x86_64-linux-gnu/libm.so.6',
+                        '/lib64/libm.so.6', '/usr/lib64/libm.so.6') if os.path.exists(p)]
+    if not libm:
+        bad('without libdw', 'no libm.so.6 to stand in for libdw.so.1')
+        return
+    fake = os.path.join(tmp, 'nodw')
+    os.mkdir(fake)
+    os.symlink(libm[0], os.path.join(fake, 'libdw.so.1'))
+    out, err = run(BRAVO_PROFILE='1', LD_LIBRARY_PATH=fake)
+    title = err.splitlines()[0] if err else ''
+    if not title.endswith('symbols: dladdr only (libdw.so.1 lacks a function it needs: '
+                          'no source lines)'):
+        bad('without libdw: the table says dladdr only, and why', 'got %r' % title)
+    out, err, header, rows = profile_csv('nodw', BRAVO_PROFILE_TOP='0', LD_LIBRARY_PATH=fake)
+    lives = lives_of(out)[0]
+    check_rows(rows, lives, lives_of(out)[1], False)
+    if any(r['site_source'] for r in rows):
+        bad('without libdw: no source lines', 'got %r' % [r['site_source'] for r in rows])
+
+
 def check_silence():
     """No BRAVO_PROFILE: nothing printed, no file."""
     out, err = run()
@@ -324,6 +348,7 @@ def main():
     check_sorts(lives)
     check_top()
     check_limit(lives)
+    check_without_libdw()
     check_silence()
     check_malformed()
     check_file_safety()
@@ -331,7 +356,8 @@ def main():
         print('profile_check: %s: FAIL: %s' % (variant, f))
     if not failures:
         print('profile_check: %s: every lock life exact (%d), CSV header, table, top-N, five '
-              'sorts, limit, fork, malformed settings, file safety, silence when off%s'
+              'sorts, limit, fork, dladdr without libdw, malformed settings, file safety, silence '
+              'when off%s'
               % (variant, len(lives), '' if libdw else
                  '; call site functions and lines NOT checked: libdw not available'))
     return 1 if failures else 0
