@@ -9,7 +9,8 @@ Invariants:
 - A run's profile file may hold the reports of several processes (every
   process of the run appends its own, one header line for the file):
   rows are read as the header names them, repeated header lines skipped,
-  and the "dropped" row (locks beyond BRAVO_PROFILE_LOCKS) kept apart.
+  and the "evicted" row (the lock lives evicted to keep within
+  BRAVO_PROFILE_LOCKS records) kept apart.
 - Locks are matched across runs by where the program made them and their
   kind (key_of): addresses differ between runs.  Every life of every
   process made at one call site with one kind adds to one entry.  The
@@ -35,9 +36,9 @@ HEADER_START = 'pid,variant,rank,'
 
 
 def read_rows(path):
-    """(rows, dropped) of a profile CSV file: the lock rows as dicts, and
-    the acquisitions on locks that found no record.  ([], 0) for a missing
-    or empty file."""
+    """(rows, evicted) of a profile CSV file: the lock rows as dicts, and
+    the acquisitions counted by lock lives evicted from the table.  ([], 0)
+    for a missing or empty file."""
     try:
         with open(path, newline='') as f:
             text = f.read()
@@ -48,13 +49,13 @@ def read_rows(path):
         return [], 0
     header = lines[0]
     body = [line for line in lines[1:] if line != header]
-    rows, dropped = [], 0
+    rows, evicted = [], 0
     for row in csv.DictReader(io.StringIO('\n'.join([header] + body))):
-        if row.get('state') == 'dropped':
-            dropped += number(row.get('reads'))
+        if row.get('state') == 'evicted':
+            evicted += number(row.get('reads')) + number(row.get('writes'))
         else:
             rows.append(row)
-    return rows, dropped
+    return rows, evicted
 
 
 def has_report(path):

@@ -4,21 +4,35 @@
  * counting, the write holds a thread has open, fork, and the hand-over to
  * the report at exit (profile.h, profile_report.h).
  *
- * Memory: two regions mapped once at start (MAP_NORESERVE: only the pages
- * used are ever backed).  Records: record 0 is the dropped record (it
- * counts the acquisitions of the locks that found no room), records
- * 1..config.profile_locks the locks, handed out in order and never freed.
- * Index: open addressing with linear probing, a power of two of slots, at
- * least twice the records, so that probe runs stay short; one slot is
- * always left empty, and a lookup also stops after a full turn.
+ * Memory: fixed regions mapped once at start (MAP_NORESERVE: only the
+ * pages used are ever backed), whatever the program does.  Records:
+ * record 0 is the evicted record (what the evicted lives counted), records
+ * 1..config.profile_locks the lock lives.  When none is free, a quarter of
+ * them (at least one), the least acquired to within a factor of two, are
+ * evicted at once: their counts are moved into record 0 and they are
+ * reused, so a program that makes millions of short-lived locks keeps its
+ * busy ones in the table (amortized: one scan of the records per quarter
+ * of them made).
  *
- * Publication (the only ordering argument here): a slot's key and record
- * are written under profile_mutex, the record first, both with release
- * stores; a lookup (no lock) loads the key with acquire, then the record
- * with acquire, so a reader that finds the key finds the record and every
- * field written before it was published.  A later life of the address
- * replaces the record pointer (release) after filling the new record.
- * Keys are never removed, records never moved or freed.
+ * Index: open addressing with linear probing over a power of two of slots,
+ * at least twice the records.  Each key (lock address) points to its
+ * current life's record, and each record is pointed to by one key at most,
+ * so at most half the slots hold keys; an evicted record's key becomes a
+ * tombstone, and when keys and tombstones fill three quarters of the
+ * slots, the index is rebuilt in place.  A lookup stops at an empty slot or
+ * after a full turn.
+ *
+ * Everything but the counters changes under profile_mutex only.  Lookups
+ * take no lock; a slot's contents change as: key to 0 or a tombstone,
+ * then the record pointer (release), then the new key (release).  A lookup
+ * loads the key (acquire), the record (acquire) and the key again: if both
+ * keys are its lock, the record is that key's (a record stored after the
+ * key was cleared would, by its release, make the clearing visible to the
+ * second load).  Anything else sends it to the mutex.  A record found may
+ * still be evicted and reused before the caller counts in it: the counts
+ * of the calls in flight then go to the record's next life, and the totals
+ * still add up (eviction moves counts with atomic exchanges).  Records are
+ * never unmapped, so a stale pointer is always a record.
  */
 #include "profile.h"
 
@@ -52,12 +66,16 @@ _Static_assert(PC_FAST + PROFILE_READ_SLOW == PC_SLOW &&
 	       PROFILE_READ_NA == PROFILE_READ_SLOW + PROFILE_SLOW_CAUSES, "read classes");
 
 struct profile_lock {
+	/* Written under the mutex only, read under it (the report) */
 	uintptr_t lock;
 	const void *site;
-	uint32_t generation, seq;
+	uint32_t generation;
 	uint8_t kind;          /* enum profile_kind */
 	bool bias;
-	_Atomic uint8_t state; /* enum profile_state */
+	/* Also read without the mutex */
+	_Atomic uint32_t seq;  /* lives made before this one, plus one */
+	_Atomic uint8_t state; /* enum profile_state, or RECORD_FREE */
+	_Atomic bool fresh;    /* made by an acquisition that has not counted in it yet */
 	/* Contended paths only: waits, revocations, holds. */
 	_Atomic uint64_t read_waits, read_wait_ns, read_wait_max;
 	_Atomic uint64_t write_waits, write_wait_ns, write_wait_max;
@@ -66,16 +84,21 @@ struct profile_lock {
 	struct shard shard[]; /* shard_count of them */
 };
 
+/* A record evicted, not yet reused: no report, no index entry. */
+#define RECORD_FREE 0xff
+/* A slot whose key was removed: lookups probe past it. */
+#define TOMBSTONE ((uintptr_t)1)
+
 struct islot {
-	_Atomic uintptr_t key;              /* a lock address; 0: empty */
+	_Atomic uintptr_t key;              /* a lock address; 0: empty; TOMBSTONE */
 	_Atomic(struct profile_lock *) rec; /* its current life's record */
-	uint32_t lives;                     /* lives seen at the address (under the mutex) */
 };
 
-/* A write hold this thread has open: when it began. */
+/* A write hold this thread has open: when it began, in which life. */
 struct open_hold {
 	const void *lock; /* NULL while being filled */
 	struct profile_lock *rec;
+	uint32_t seq;     /* rec's seq: a hold whose record was evicted is not timed */
 	uint64_t t0;
 };
 
@@ -87,21 +110,25 @@ struct open_holds {
 bool profile_on;
 
 static pthread_mutex_t profile_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Under the mutex, but for the counters in the records */
 static char *records;          /* record i at records + i * record_size */
 static size_t record_size;
 static uint32_t record_limit;  /* config.profile_locks */
-static _Atomic uint32_t record_count; /* records handed out (under the mutex) */
+static uint32_t record_count;  /* records handed out at least once */
+static uint32_t *free_records; /* evicted, to be reused: free_count of them */
+static uint32_t free_count;
+static uint32_t lives_made;
+static uint64_t evicted_lives;
 static struct islot *index_slots;
-static size_t index_mask, index_used; /* index_used: under the mutex */
-static _Atomic bool index_full;
-static _Atomic uint64_t dropped_lives;
+static struct islot *index_scratch; /* the keys while the index is rebuilt */
+static size_t index_mask, index_used; /* index_used: keys and tombstones */
 static unsigned shard_mask;
 static const char *profile_variant = "?";
 static bool profile_bias;
 static void (*revoked_next)(uint64_t ns);
 static sigset_t fork_saved_mask;
 
-static __thread struct profile_lock *profile_current __attribute__((tls_model("initial-exec")));
+static __thread struct profile_pending profile_current __attribute__((tls_model("initial-exec")));
 static __thread struct open_holds open_tls __attribute__((tls_model("initial-exec")));
 
 static struct profile_lock *record_at(uint32_t i)
@@ -109,7 +136,8 @@ static struct profile_lock *record_at(uint32_t i)
 	return (struct profile_lock *)(void *)(records + (size_t)i * record_size);
 }
 
-static struct profile_lock *dropped_record(void)
+/* Where the evicted lives' counts go. */
+static struct profile_lock *evicted_record(void)
 {
 	return record_at(0);
 }
@@ -144,13 +172,35 @@ static size_t addr_hash(const void *addr)
 	return (size_t)z;
 }
 
-/* lock's slot, or NULL; without a lock (see the top of the file). */
-static struct islot *index_find(const void *lock)
+/* lock's record, or NULL: without the mutex (see the top of the file). */
+static struct profile_lock *index_lookup(const void *lock)
 {
 	size_t i = addr_hash(lock) & index_mask;
 
 	for (size_t n = 0; n <= index_mask; n++, i = (i + 1) & index_mask) {
 		uintptr_t k = atomic_load_explicit(&index_slots[i].key, memory_order_acquire);
+		struct profile_lock *p;
+
+		if (k == 0)
+			return NULL;
+		if (k != (uintptr_t)lock)
+			continue;
+		p = atomic_load_explicit(&index_slots[i].rec, memory_order_acquire);
+		/* After the acquire above: the key still there means p is its record. */
+		if (atomic_load_explicit(&index_slots[i].key, memory_order_relaxed) != k)
+			return NULL;
+		return p;
+	}
+	return NULL;
+}
+
+/* lock's slot, or NULL; under the mutex. */
+static struct islot *index_find(const void *lock)
+{
+	size_t i = addr_hash(lock) & index_mask;
+
+	for (size_t n = 0; n <= index_mask; n++, i = (i + 1) & index_mask) {
+		uintptr_t k = atomic_load_explicit(&index_slots[i].key, memory_order_relaxed);
 
 		if (k == (uintptr_t)lock)
 			return &index_slots[i];
@@ -160,19 +210,73 @@ static struct islot *index_find(const void *lock)
 	return NULL;
 }
 
-/* An empty slot for lock (not in the index), or NULL if full; under the mutex. */
-static struct islot *index_claim(const void *lock)
+/* Publish (key, p) in slot s, in the order lookups rely on; under the mutex. */
+static void slot_set(struct islot *s, uintptr_t key, struct profile_lock *p)
 {
-	size_t i = addr_hash(lock) & index_mask;
+	atomic_store_explicit(&s->key, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->rec, p, memory_order_release);
+	atomic_store_explicit(&s->key, key, memory_order_release);
+}
 
-	if (index_used + 1 >= index_mask) { /* one slot stays empty */
-		atomic_store_explicit(&index_full, true, memory_order_relaxed);
-		return NULL;
-	}
-	while (atomic_load_explicit(&index_slots[i].key, memory_order_relaxed) != 0)
+/* The first free slot (empty or a tombstone) on key's probe path; under the mutex. */
+static struct islot *slot_free_for(uintptr_t key)
+{
+	size_t i = addr_hash((const void *)key) & index_mask;
+
+	for (;;) {
+		uintptr_t k = atomic_load_explicit(&index_slots[i].key, memory_order_relaxed);
+
+		if (k == 0 || k == TOMBSTONE)
+			return &index_slots[i];
 		i = (i + 1) & index_mask;
-	index_used++;
-	return &index_slots[i];
+	}
+}
+
+/*
+ * Tombstones gone: the keys taken out and put back.  A lookup meanwhile
+ * finds its key, or an empty slot and the mutex; under the mutex.
+ */
+static void index_rebuild(void)
+{
+	size_t keys = 0;
+
+	for (size_t i = 0; i <= index_mask; i++) {
+		struct islot *s = &index_slots[i];
+		uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
+
+		if (k != 0 && k != TOMBSTONE) {
+			index_scratch[keys].key = k;
+			index_scratch[keys++].rec = atomic_load_explicit(&s->rec, memory_order_relaxed);
+		}
+		slot_set(s, 0, NULL);
+	}
+	for (size_t j = 0; j < keys; j++)
+		slot_set(slot_free_for(index_scratch[j].key), index_scratch[j].key,
+			 index_scratch[j].rec);
+	index_used = keys;
+}
+
+/* Index lock (not in it) to p; under the mutex. */
+static void index_add(const void *lock, struct profile_lock *p)
+{
+	struct islot *s;
+
+	/* keys <= records <= slots / 2: a rebuild leaves room */
+	if (index_used + 1 > index_mask - index_mask / 4)
+		index_rebuild();
+	s = slot_free_for((uintptr_t)lock);
+	if (atomic_load_explicit(&s->key, memory_order_relaxed) == 0)
+		index_used++;
+	slot_set(s, (uintptr_t)lock, p);
+}
+
+/* Take p's address out of the index, if it points to p; under the mutex. */
+static void index_remove(struct profile_lock *p)
+{
+	struct islot *s = index_find((const void *)p->lock);
+
+	if (s && atomic_load_explicit(&s->rec, memory_order_relaxed) == p)
+		slot_set(s, TOMBSTONE, NULL);
 }
 
 /*
@@ -198,35 +302,124 @@ static void table_unlock(const sigset_t *saved)
 
 static bool live(struct profile_lock *p)
 {
-	return p == dropped_record() ||
-	       atomic_load_explicit(&p->state, memory_order_relaxed) == PROFILE_LIVE;
+	return atomic_load_explicit(&p->state, memory_order_relaxed) == PROFILE_LIVE;
 }
 
-/* A fresh record for a life of lock, or NULL if none is left; under the mutex. */
-static struct profile_lock *record_new(const void *lock, enum profile_kind kind,
-				       const void *caller, uint32_t generation)
+static uint64_t take(_Atomic uint64_t *c)
 {
-	uint32_t n = atomic_load_explicit(&record_count, memory_order_relaxed);
+	return atomic_exchange_explicit(c, 0, memory_order_relaxed);
+}
+
+/* p's acquisitions so far. */
+static uint64_t acquisitions(struct profile_lock *p)
+{
+	uint64_t n = 0;
+
+	for (unsigned s = 0; s <= shard_mask; s++)
+		n += atomic_load_explicit(&p->shard[s].v[PC_READS], memory_order_relaxed) +
+		     atomic_load_explicit(&p->shard[s].v[PC_WRITES], memory_order_relaxed);
+	return n;
+}
+
+/* 0 for 0, else 1 + floor(log2(n)): what eviction ranks by. */
+static unsigned magnitude(uint64_t n)
+{
+	return n ? 64 - (unsigned)__builtin_clzll(n) : 0;
+}
+
+/* Move p's counts into the evicted record, and free p; under the mutex. */
+static void evict(struct profile_lock *p, uint32_t i)
+{
+	struct profile_lock *e = evicted_record();
+
+	index_remove(p);
+	atomic_store_explicit(&p->state, RECORD_FREE, memory_order_relaxed);
+	for (unsigned s = 0; s <= shard_mask; s++)
+		for (int c = 0; c < PC_COUNT; c++)
+			add(&e->shard[0].v[c], take(&p->shard[s].v[c]));
+	add(&e->read_waits, take(&p->read_waits));
+	add(&e->read_wait_ns, take(&p->read_wait_ns));
+	raise_max(&e->read_wait_max, take(&p->read_wait_max));
+	add(&e->write_waits, take(&p->write_waits));
+	add(&e->write_wait_ns, take(&p->write_wait_ns));
+	raise_max(&e->write_wait_max, take(&p->write_wait_max));
+	add(&e->revocations, take(&p->revocations));
+	add(&e->revocation_ns, take(&p->revocation_ns));
+	add(&e->holds, take(&p->holds));
+	add(&e->hold_ns, take(&p->hold_ns));
+	raise_max(&e->hold_max, take(&p->hold_max));
+	evicted_lives++;
+	free_records[free_count++] = i;
+}
+
+/*
+ * Room for new lives: the least acquired quarter of the records (at least
+ * one) evicted.  Spared: the records of the last quarter of lives made
+ * (a lock just made has had no time to be acquired; between two
+ * evictions, a quarter is made), and those whose making acquisition has
+ * not counted yet (its thread may have been preempted for long).  Ranked by magnitude, so
+ * two passes and no sorting: the smallest magnitude m such that the
+ * records below or at it are enough, then all below it and, in record
+ * order, enough of those at it; under the mutex.
+ */
+static void evict_least_acquired(void)
+{
+	uint32_t want = record_limit / 4 ? record_limit / 4 : 1, below = 0, at, old = 0;
+	uint32_t young_after = lives_made > want ? lives_made - want : 0;
+	uint32_t count[65] = { 0 };
+	unsigned m = 0;
+
+	for (uint32_t i = 1; i <= record_count; i++)
+		if (atomic_load_explicit(&record_at(i)->seq, memory_order_relaxed) <= young_after &&
+		    !atomic_load_explicit(&record_at(i)->fresh, memory_order_relaxed)) {
+			count[magnitude(acquisitions(record_at(i)))]++;
+			old++;
+		}
+	if (want > old)
+		want = old;
+	while (m < 64 && below + count[m] < want)
+		below += count[m++];
+	at = want - below;
+	for (uint32_t i = 1; i <= record_count && free_count < want; i++) {
+		struct profile_lock *p = record_at(i);
+		unsigned pm;
+
+		if (atomic_load_explicit(&p->seq, memory_order_relaxed) > young_after ||
+		    atomic_load_explicit(&p->fresh, memory_order_relaxed))
+			continue;
+		pm = magnitude(acquisitions(p));
+		if (pm < m || (pm == m && at && at--))
+			evict(p, i);
+	}
+	/* All young, or counts grew past m since the first pass: one goes anyway. */
+	if (free_count == 0)
+		evict(record_at(record_count), record_count);
+}
+
+/* A record for a life of lock, evicting if none is free; under the mutex. */
+static struct profile_lock *record_new(const void *lock, enum profile_kind kind,
+				       const void *caller, uint32_t generation, bool fresh)
+{
 	struct profile_lock *p;
 
-	if (n >= record_limit)
-		return NULL;
-	p = record_at(n + 1);
+	if (free_count == 0 && record_count == record_limit)
+		evict_least_acquired();
+	p = free_count ? record_at(free_records[--free_count]) : record_at(++record_count);
 	p->lock = (uintptr_t)lock;
 	p->site = caller;
 	p->generation = generation;
-	p->seq = n + 1;
 	p->kind = (uint8_t)kind;
 	p->bias = profile_bias && kind != PROFILE_KIND_PSHARED;
+	atomic_store_explicit(&p->seq, ++lives_made, memory_order_relaxed);
+	atomic_store_explicit(&p->fresh, fresh, memory_order_relaxed);
 	atomic_store_explicit(&p->state, PROFILE_LIVE, memory_order_relaxed);
-	/* Release: the report reads records 1..count without the mutex. */
-	atomic_store_explicit(&record_count, n + 1, memory_order_release);
 	return p;
 }
 
 /*
  * The record of lock's current life, made under the mutex: a new life if
- * init (or the last one ended), else the one another thread made meanwhile.
+ * init (or the last one ended, or was evicted), else the one another
+ * thread made meanwhile.
  */
 static struct profile_lock *lock_life(const void *lock, enum profile_kind kind, const void *caller,
 				      bool init)
@@ -234,6 +427,7 @@ static struct profile_lock *lock_life(const void *lock, enum profile_kind kind, 
 	struct profile_lock *old, *p;
 	struct islot *s;
 	sigset_t saved;
+	uint32_t generation = 1;
 	uint8_t was_live = PROFILE_LIVE;
 
 	table_lock(&saved);
@@ -243,22 +437,18 @@ static struct profile_lock *lock_life(const void *lock, enum profile_kind kind, 
 		table_unlock(&saved);
 		return old;
 	}
-	if (old && old != dropped_record())
+	if (old) {
 		atomic_compare_exchange_strong_explicit(&old->state, &was_live, PROFILE_REPLACED,
 							memory_order_relaxed, memory_order_relaxed);
-	if (!s)
-		s = index_claim(lock);
-	p = s ? record_new(lock, kind, caller, s->lives + 1) : NULL;
-	if (!p) {
-		p = dropped_record();
-		add(&dropped_lives, 1);
+		generation = old->generation + 1;
 	}
-	if (s) {
-		s->lives++;
-		atomic_store_explicit(&s->rec, p, memory_order_release);
-		if (atomic_load_explicit(&s->key, memory_order_relaxed) == 0)
-			atomic_store_explicit(&s->key, (uintptr_t)lock, memory_order_release);
-	}
+	/* Made first: eviction may take old, and lock's slot, out of the index. */
+	p = record_new(lock, kind, caller, generation, !init);
+	s = index_find(lock);
+	if (s)
+		slot_set(s, (uintptr_t)lock, p);
+	else
+		index_add(lock, p);
 	table_unlock(&saved);
 	return p;
 }
@@ -268,27 +458,29 @@ void profile_lock_init(const void *lock, enum profile_kind kind, const void *cal
 	lock_life(lock, kind, caller, true);
 }
 
+/* Under the mutex: a lookup's record may be evicted and reused meanwhile. */
 void profile_lock_destroy(const void *lock)
 {
-	struct islot *s = index_find(lock);
-	struct profile_lock *p = s ? atomic_load_explicit(&s->rec, memory_order_acquire) : NULL;
+	sigset_t saved;
+	struct islot *s;
+	struct profile_lock *p;
 	uint8_t was_live = PROFILE_LIVE;
 
-	if (p && p != dropped_record())
+	table_lock(&saved);
+	s = index_find(lock);
+	p = s ? atomic_load_explicit(&s->rec, memory_order_relaxed) : NULL;
+	if (p)
 		atomic_compare_exchange_strong_explicit(&p->state, &was_live, PROFILE_DESTROYED,
 							memory_order_relaxed, memory_order_relaxed);
+	table_unlock(&saved);
 }
 
 struct profile_lock *profile_lock_of(const void *lock, enum profile_kind kind, const void *caller)
 {
-	struct islot *s = index_find(lock);
-	struct profile_lock *p = s ? atomic_load_explicit(&s->rec, memory_order_acquire) : NULL;
+	struct profile_lock *p = index_lookup(lock);
 
 	if (p && live(p))
 		return p;
-	/* No room to index another address: every new one is dropped, no mutex. */
-	if (!s && atomic_load_explicit(&index_full, memory_order_relaxed))
-		return dropped_record();
 	return lock_life(lock, kind, caller, false);
 }
 
@@ -304,17 +496,38 @@ static struct shard *shard_here(struct profile_lock *p)
 	return &p->shard[(unsigned)cpu & shard_mask];
 }
 
-struct profile_lock *profile_enter(struct profile_lock *p)
+/*
+ * A signal handler on this thread may nest an acquisition anywhere in
+ * between: it saves and restores the whole struct, and on_revoked's
+ * updates are the handler's own or this thread's, never interleaved
+ * within one statement with another's (signal fences keep the compiler
+ * from moving them across the handler's view).
+ */
+void profile_enter(struct profile_pending *outer, const void *lock)
 {
-	struct profile_lock *outer = profile_current;
-
-	profile_current = p;
-	return outer;
+	*outer = profile_current;
+	atomic_signal_fence(memory_order_seq_cst);
+	profile_current = (struct profile_pending){ .lock = lock };
+	atomic_signal_fence(memory_order_seq_cst);
 }
 
-void profile_leave(struct profile_lock *outer)
+void profile_leave(const struct profile_pending *outer, struct profile_lock *p)
 {
-	profile_current = outer;
+	struct profile_pending mine = profile_current;
+
+	atomic_signal_fence(memory_order_seq_cst);
+	profile_current = *outer;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (mine.revocations) {
+		add(&p->revocations, mine.revocations);
+		add(&p->revocation_ns, mine.revocation_ns);
+	}
+}
+
+void profile_counted(struct profile_lock *p)
+{
+	if (atomic_load_explicit(&p->fresh, memory_order_relaxed))
+		atomic_store_explicit(&p->fresh, false, memory_order_relaxed);
 }
 
 void profile_waited(struct profile_lock *p, bool write, uint64_t ns)
@@ -342,13 +555,11 @@ void profile_read(struct profile_lock *p, enum profile_read how)
 /* A revocation, by this thread: the lock it is acquiring made it. */
 static void on_revoked(uint64_t ns)
 {
-	struct profile_lock *p = profile_current;
-
 	if (revoked_next)
 		revoked_next(ns);
-	if (p) {
-		add(&p->revocations, 1);
-		add(&p->revocation_ns, ns);
+	if (profile_current.lock) {
+		profile_current.revocations++;
+		profile_current.revocation_ns += ns;
 	}
 }
 
@@ -375,6 +586,7 @@ static void hold_open(const void *lock, struct profile_lock *p)
 	o->n = n + 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	e->rec = p;
+	e->seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
 	e->t0 = profile_clock_ns();
 	atomic_signal_fence(memory_order_seq_cst);
 	e->lock = lock;
@@ -383,8 +595,7 @@ static void hold_open(const void *lock, struct profile_lock *p)
 void profile_write(struct profile_lock *p, const void *lock)
 {
 	add(&shard_here(p)->v[PC_WRITES], 1);
-	if (p != dropped_record())
-		hold_open(lock, p);
+	hold_open(lock, p);
 }
 
 bool profile_holds_open(void)
@@ -400,17 +611,20 @@ void profile_write_release(const void *lock)
 		struct open_hold *e = &o->e[i];
 		struct profile_lock *p;
 		uint64_t held;
-		uint32_t last;
+		uint32_t last, e_seq;
 
 		if (e->lock != lock)
 			continue;
 		p = e->rec;
+		e_seq = e->seq;
 		held = profile_clock_ns() - e->t0;
 		last = o->n - 1;
 		if (i != last)
 			*e = o->e[last]; /* a handler now sees the last entry twice: harmless */
 		atomic_signal_fence(memory_order_seq_cst);
 		o->n = last;
+		if (atomic_load_explicit(&p->seq, memory_order_relaxed) != e_seq)
+			return; /* evicted meanwhile: the record is another life's */
 		add(&p->holds, 1);
 		add(&p->hold_ns, held);
 		raise_max(&p->hold_max, held);
@@ -440,11 +654,9 @@ static void zero_counts(struct profile_lock *p)
 /* A forked child counts from zero, as the statistics do; its locks keep their records. */
 static void fork_child(void)
 {
-	uint32_t n = atomic_load_explicit(&record_count, memory_order_relaxed);
-
-	for (uint32_t i = 0; i <= n; i++)
+	for (uint32_t i = 0; i <= record_count; i++)
 		zero_counts(record_at(i));
-	atomic_store_explicit(&dropped_lives, 0, memory_order_relaxed);
+	evicted_lives = 0;
 	table_unlock(&fork_saved_mask);
 }
 
@@ -475,9 +687,11 @@ static bool map_tables(void)
 	while (slots < 2 * (size_t)record_limit + 2)
 		slots *= 2;
 	records = map_zeroed(((size_t)record_limit + 1) * record_size);
+	free_records = map_zeroed((size_t)record_limit * sizeof(*free_records));
 	index_slots = map_zeroed(slots * sizeof(struct islot));
+	index_scratch = map_zeroed(slots / 2 * sizeof(struct islot));
 	index_mask = slots - 1;
-	return records && index_slots;
+	return records && free_records && index_slots && index_scratch;
 }
 
 void profile_start(const char *variant, bool bias)
@@ -510,7 +724,8 @@ static void sum_row(struct profile_lock *p, struct profile_row *r)
 		for (int i = 0; i < PC_COUNT; i++)
 			v[i] += atomic_load_explicit(&p->shard[s].v[i], memory_order_relaxed);
 	*r = (struct profile_row){
-		.lock = p->lock, .site = p->site, .generation = p->generation, .seq = p->seq,
+		.lock = p->lock, .site = p->site, .generation = p->generation,
+		.seq = atomic_load_explicit(&p->seq, memory_order_relaxed),
 		.kind = (enum profile_kind)p->kind,
 		.state = (enum profile_state)atomic_load_explicit(&p->state, memory_order_relaxed),
 		.bias = p->bias, .reads = v[PC_READS], .read_fast = v[PC_FAST], .writes = v[PC_WRITES],
@@ -523,30 +738,41 @@ static void sum_row(struct profile_lock *p, struct profile_row *r)
 	memcpy(r->slow, &v[PC_SLOW], sizeof(r->slow));
 }
 
+/*
+ * The rows of the records in use and the evicted row, taken under the
+ * mutex (records are reused); the report is made after it, from them.
+ */
 __attribute__((destructor)) static void profile_at_exit(void)
 {
 	int saved_errno = errno;
-	uint32_t n = atomic_load_explicit(&record_count, memory_order_acquire);
-	struct profile_row *rows, dropped;
+	struct profile_row *rows;
 	struct profile_summary s = {
-		.variant = profile_variant, .records = n, .limit = record_limit,
+		.variant = profile_variant, .limit = record_limit,
 		.top = config.profile_top, .sort = (enum profile_sort)config.profile_sort,
 		.path = config.profile_file,
 	};
+	sigset_t saved;
+	uint32_t n;
 
 	if (!profile_on)
 		return;
+	table_lock(&saved);
+	n = record_count;
+	table_unlock(&saved);
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows) {
 		libbravo_message("no memory for the profile's report: profile dropped");
+		errno = saved_errno;
 		return;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		sum_row(record_at(i + 1), &rows[i]);
-	sum_row(dropped_record(), &dropped);
-	s.dropped_locks = atomic_load_explicit(&dropped_lives, memory_order_relaxed);
-	s.dropped_acquisitions = dropped.reads + dropped.writes;
-	s.dropped_uncounted = atomic_load_explicit(&index_full, memory_order_relaxed);
+	table_lock(&saved);
+	for (uint32_t i = 1; i <= n; i++)
+		if (atomic_load_explicit(&record_at(i)->state, memory_order_relaxed) != RECORD_FREE)
+			sum_row(record_at(i), &rows[s.records++]);
+	sum_row(evicted_record(), &s.evicted);
+	s.evicted.bias = profile_bias;
+	s.evicted_lives = evicted_lives;
+	table_unlock(&saved);
 	profile_report(rows, &s);
 	free(rows);
 	errno = saved_errno;

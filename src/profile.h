@@ -14,7 +14,8 @@
  * A destroy ends the life (the record stays, marked destroyed); an init of
  * an address that has a record, or a use after its destroy, starts the
  * next generation, and the old record stays.  At most
- * config.profile_locks records; locks beyond them are counted as dropped.
+ * config.profile_locks records: when they are all taken, the least
+ * acquired are evicted (their counts kept together in one row).
  *
  * What a record counts (rwlock.c calls in, all on the full path): read and
  * write acquisitions (not read re-entries), each read's class (a read
@@ -83,19 +84,26 @@ void profile_lock_init(const void *lock, enum profile_kind kind, const void *cal
 void profile_lock_destroy(const void *lock);
 /*
  * The record of the lock's current life, made (caller, kind) if it has
- * none or its last one was destroyed; the dropped record if there is no
- * room.  Never NULL.
+ * none, its last one was destroyed, or its record was evicted.  Never
+ * NULL.
  */
 struct profile_lock *profile_lock_of(const void *lock, enum profile_kind kind,
 				     const void *caller);
 
+/* Revocations made while acquiring a lock, before its record is looked up. */
+struct profile_pending {
+	const void *lock;
+	uint64_t revocations, revocation_ns;
+};
+
 /*
- * Around the algorithm's calls of one acquisition: revocations made in
- * between are the lock's.  Returns what to hand back to profile_leave
- * (a signal handler's acquisition nests).
+ * Around the algorithm's calls of one acquisition of lock: revocations
+ * made in between are the lock's, given to its record p by
+ * profile_leave.  outer keeps what the thread had pending (a signal
+ * handler's acquisition nests) and gets it back.
  */
-struct profile_lock *profile_enter(struct profile_lock *p);
-void profile_leave(struct profile_lock *outer);
+void profile_enter(struct profile_pending *outer, const void *lock);
+void profile_leave(const struct profile_pending *outer, struct profile_lock *p);
 
 uint64_t profile_clock_ns(void);
 /* A blocking call that had to wait, for ns (write: a writer's wait). */
@@ -103,6 +111,11 @@ void profile_waited(struct profile_lock *p, bool write, uint64_t ns);
 /* An acquisition: a read of class how, or a write (whose hold begins). */
 void profile_read(struct profile_lock *p, enum profile_read how);
 void profile_write(struct profile_lock *p, const void *lock);
+/*
+ * The acquisition that looked p up has counted what it had to: a record
+ * its lookup made may now be evicted.
+ */
+void profile_counted(struct profile_lock *p);
 /*
  * This thread releases its write hold of lock, if it has one open: the
  * hold ends.  Nothing if it has none (a read unlock, a hold taken before

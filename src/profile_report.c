@@ -244,11 +244,12 @@ static void write_table(struct text *t, const struct profile_row *rows, unsigned
 		put_row(t, cells[i + 1], width, site);
 	}
 	free(cells);
-	if (s->dropped_locks || s->dropped_acquisitions)
-		put(t, "libbravo: profile: dropped: %s%llu lock lives not recorded (BRAVO_PROFILE_LOCKS=%u "
-		    "records kept), %llu acquisitions on them\n",
-		    s->dropped_uncounted ? "at least " : "", (unsigned long long)s->dropped_locks,
-		    s->limit, (unsigned long long)s->dropped_acquisitions);
+	if (s->evicted_lives)
+		put(t, "libbravo: profile: evicted: %llu lock lives, the least acquired, to make room "
+		    "(BRAVO_PROFILE_LOCKS=%u records): %llu acquisitions, %.3f ms waited on them\n",
+		    (unsigned long long)s->evicted_lives, s->limit,
+		    (unsigned long long)(s->evicted.reads + s->evicted.writes),
+		    (double)(s->evicted.read_wait_ns + s->evicted.write_wait_ns) / 1e6);
 }
 
 /* ---- the CSV ---- */
@@ -287,20 +288,9 @@ static void put_bias(struct text *t, const struct profile_row *r, uint64_t v)
 		put(t, ",");
 }
 
-static void csv_row(struct text *t, const struct profile_row *r, unsigned rank,
-		    const struct profile_summary *s)
+/* A row's counts, from reads to write_hold_max_ns. */
+static void csv_counts(struct text *t, const struct profile_row *r)
 {
-	struct site_name n;
-	char site[1400], func[300], offset[32], source[600];
-
-	symbolize(r->site, &n);
-	site_text(&n, site, sizeof(site));
-	snprintf(func, sizeof(func), n.function[0] ? "%s+0x%lx" : "", n.function,
-		 (unsigned long)n.function_offset);
-	snprintf(offset, sizeof(offset), "0x%lx", (unsigned long)n.object_offset);
-	snprintf(source, sizeof(source), n.file[0] ? "%s:%u" : "", n.file, n.line);
-	put(t, "%ld,%s,%u,0x%lx,%u,%s,%s", (long)getpid(), s->variant, rank, (unsigned long)r->lock,
-	    r->generation, state_names[r->state], kind_names[r->kind]);
 	put_u64(t, r->reads);
 	put_u64(t, r->writes);
 	if (r->bias)
@@ -321,6 +311,23 @@ static void csv_row(struct text *t, const struct profile_row *r, unsigned rank,
 	put_u64(t, r->holds);
 	put_u64(t, r->hold_ns);
 	put_u64(t, r->hold_max);
+}
+
+static void csv_row(struct text *t, const struct profile_row *r, unsigned rank,
+		    const struct profile_summary *s)
+{
+	struct site_name n;
+	char site[1400], func[300], offset[32], source[600];
+
+	symbolize(r->site, &n);
+	site_text(&n, site, sizeof(site));
+	snprintf(func, sizeof(func), n.function[0] ? "%s+0x%lx" : "", n.function,
+		 (unsigned long)n.function_offset);
+	snprintf(offset, sizeof(offset), "0x%lx", (unsigned long)n.object_offset);
+	snprintf(source, sizeof(source), n.file[0] ? "%s:%u" : "", n.file, n.line);
+	put(t, "%ld,%s,%u,0x%lx,%u,%s,%s", (long)getpid(), s->variant, rank, (unsigned long)r->lock,
+	    r->generation, state_names[r->state], kind_names[r->kind]);
+	csv_counts(t, r);
 	put_field(t, site);
 	put_field(t, func);
 	put_field(t, n.object);
@@ -329,11 +336,16 @@ static void csv_row(struct text *t, const struct profile_row *r, unsigned rank,
 	put(t, "\n");
 }
 
-/* The locks beyond BRAVO_PROFILE_LOCKS: one row, state "dropped", their acquisitions. */
-static void csv_dropped(struct text *t, const struct profile_summary *s)
+/*
+ * The lives evicted to make room: one row, state "evicted", no rank, lock,
+ * kind or site, their number in the generation column, their counts.
+ */
+static void csv_evicted(struct text *t, const struct profile_summary *s)
 {
-	put(t, "%ld,%s,,,%llu,dropped,,%llu,,,,,,,,,,,,,,,,,,,,,,,,\n", (long)getpid(), s->variant,
-	    (unsigned long long)s->dropped_locks, (unsigned long long)s->dropped_acquisitions);
+	put(t, "%ld,%s,,,%llu,evicted,", (long)getpid(), s->variant,
+	    (unsigned long long)s->evicted_lives);
+	csv_counts(t, &s->evicted);
+	put(t, ",,,,,\n");
 }
 
 static void write_csv(struct text *t, const struct profile_row *rows, unsigned n,
@@ -343,8 +355,8 @@ static void write_csv(struct text *t, const struct profile_row *rows, unsigned n
 		put(t, CSV_HEADER);
 	for (unsigned i = 0; i < n; i++)
 		csv_row(t, &rows[i], i + 1, s);
-	if (s->dropped_locks || s->dropped_acquisitions)
-		csv_dropped(t, s);
+	if (s->evicted_lives)
+		csv_evicted(t, s);
 }
 
 /* ---- writing ---- */

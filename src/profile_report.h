@@ -38,9 +38,8 @@ struct profile_row {
 struct profile_summary {
 	const char *variant;
 	uint32_t records;               /* rows kept (all of them, before the top N) */
-	uint64_t dropped_locks;         /* lock lives not recorded: no room */
-	uint64_t dropped_acquisitions;  /* their acquisitions */
-	bool dropped_uncounted;         /* the index was full: more lives than dropped_locks */
+	uint64_t evicted_lives;         /* lock lives evicted to make room for others */
+	struct profile_row evicted;     /* what they counted (no lock, site or state) */
 	uint32_t limit;                 /* config.profile_locks */
 	unsigned top;                   /* 0: all */
 	enum profile_sort sort;

@@ -336,10 +336,14 @@ static inline void profile_mark_writer(pthread_rwlock_t *rw)
 }
 
 /* A wait is counted if the blocking call took the lock or ran out of time. */
-static void profile_count_wait(struct profile_lock *p, enum held_mode mode, uint64_t t0, int r)
+/*
+ * The time a blocking call begun at t0 waited, if it counts as a wait
+ * (it took the lock, or ran out of time): else false.
+ */
+static bool profile_wait_end(uint64_t t0, int r, uint64_t *ns)
 {
-	if (r == 0 || r == ETIMEDOUT)
-		profile_waited(p, mode == HELD_WRITE, profile_clock_ns() - t0);
+	*ns = profile_clock_ns() - t0;
+	return r == 0 || r == ETIMEDOUT;
 }
 
 /* ---- process-shared locks: glibc's, in place ---- */
@@ -365,19 +369,26 @@ static __attribute__((noinline)) int pshared_profiled(pthread_rwlock_t *rw, enum
 							bool try, const struct deadline *dl,
 							const void *caller)
 {
-	struct profile_lock *p = profile_lock_of(rw, PROFILE_KIND_PSHARED, caller);
 	int r = pshared_call(rw, mode, true, NULL);
+	bool waited = false;
+	uint64_t ns = 0;
+	struct profile_lock *p;
 
 	if (r != 0 && !try) {
 		uint64_t t0 = profile_clock_ns();
 
 		r = pshared_call(rw, mode, false, dl);
-		profile_count_wait(p, mode, t0, r);
+		waited = profile_wait_end(t0, r, &ns);
 	}
+	/* After the call, next to the counts: see acquire_profiled. */
+	p = profile_lock_of(rw, PROFILE_KIND_PSHARED, caller);
+	if (waited)
+		profile_waited(p, mode == HELD_WRITE, ns);
 	if (r == 0 && mode == HELD_READ)
 		profile_read(p, PROFILE_READ_NA);
 	else if (r == 0)
 		profile_write(p, rw);
+	profile_counted(p);
 	return r;
 }
 
@@ -422,12 +433,15 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 						       bool try, const struct deadline *dl,
 						       const void *caller)
 {
-	struct profile_lock *p = profile_lock_of(rw, profile_kind_of(rw), caller);
-	struct profile_lock *outer = profile_enter(p);
-	uint64_t seen = mode == HELD_READ ? variant_read_seen(rw) : 0;
+	struct profile_pending outer;
+	struct profile_lock *p;
+	uint64_t seen = mode == HELD_READ ? variant_read_seen(rw) : 0, ns = 0;
 	uintptr_t data = 0;
-	int r = algo_trylock(rw, mode, &data);
+	bool waited = false;
+	int r;
 
+	profile_enter(&outer, rw);
+	r = algo_trylock(rw, mode, &data);
 	if (r != 0 && !try) {
 		if (dl && dl->abstime && dl->abstime->tv_sec < 0) {
 			r = ETIMEDOUT;
@@ -435,26 +449,36 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 			uint64_t t0 = profile_clock_ns();
 
 			r = algo_lock(rw, mode, &data, dl);
-			profile_count_wait(p, mode, t0, r);
+			waited = profile_wait_end(t0, r, &ns);
 		}
 	}
-	profile_leave(outer);
-	if (r)
-		return r;
-	if (mode == HELD_READ || WRITE_HOLDS_LISTED) {
+	if (r == 0 && (mode == HELD_READ || WRITE_HOLDS_LISTED)) {
 		enum held_mode entry = mode == HELD_READ ? HELD_READ : HELD_WRITE | HELD_PROFILED;
 
 		if (!held_push(rw, entry, data)) {
 			algo_unlock(rw, mode, data);
-			return EAGAIN;
+			r = EAGAIN;
 		}
 	}
-	if (mode == HELD_READ) {
+	/*
+	 * The record is looked up only now, next to the counts: a record
+	 * evicted and reused for another lock between the two would take
+	 * this call's counts (profile.c), and a lock just made, the least
+	 * acquired, is what eviction takes first.
+	 */
+	p = profile_lock_of(rw, profile_kind_of(rw), caller);
+	profile_leave(&outer, p);
+	if (waited)
+		profile_waited(p, mode == HELD_WRITE, ns);
+	if (r == 0 && mode == HELD_READ) {
 		profile_read(p, variant_read_class(rw, data, seen));
-	} else {
+	} else if (r == 0) {
 		profile_mark_writer(rw);
 		profile_write(p, rw);
 	}
+	profile_counted(p);
+	if (r)
+		return r;
 	stats_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
 	return 0;
 }

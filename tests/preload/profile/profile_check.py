@@ -239,25 +239,81 @@ def check_top():
         bad('BRAVO_PROFILE_TOP=2 shows 2 table rows', 'got %r' % lines)
 
 
-def check_limit(lives):
-    """BRAVO_PROFILE_LOCKS=3: 3 records; the rest counted in a dropped row and line."""
+def evicted_row(rows):
+    """(kept rows, the evicted row or None) of a CSV's rows."""
+    kept = [r for r in rows if r['state'] != 'evicted']
+    evicted = [r for r in rows if r['state'] == 'evicted']
+    return kept, evicted[0] if len(evicted) == 1 else None
+
+
+def acquisitions(r):
+    return int(r['reads']) + int(r['writes'])
+
+
+def check_limit():
+    """BRAVO_PROFILE_LOCKS=3: 3 records; the lives evicted to make room are
+    one row, and every acquisition is in a kept row or in that one."""
     out, err, header, rows = profile_csv('limit', BRAVO_PROFILE_LOCKS='3', BRAVO_PROFILE_TOP='0')
-    kept = [r for r in rows if r['state'] != 'dropped']
-    dropped = [r for r in rows if r['state'] == 'dropped']
+    lives = lives_of(out)[0]
+    kept, evicted = evicted_row(rows)
     total = sum(life['reads'] + life['writes'] for life in lives.values())
-    if len(kept) != 3 or len(dropped) != 1:
-        bad('BRAVO_PROFILE_LOCKS=3 keeps 3 rows and one dropped row', 'got %d and %d'
-            % (len(kept), len(dropped)))
+    if len(kept) != 3 or evicted is None:
+        bad('BRAVO_PROFILE_LOCKS=3 keeps 3 rows and one evicted row', 'got %d rows, %r'
+            % (len(kept), evicted))
         return
-    lost = int(dropped[0]['reads'])
-    if int(dropped[0]['generation']) != len(lives) - 3 or \
-            lost + sum(int(r['reads']) + int(r['writes']) for r in kept) != total:
-        bad('the dropped row counts the other lives and their acquisitions', 'got %r' % dropped[0])
+    if int(evicted['generation']) < len(lives) - 3:
+        bad('the evicted row counts every life evicted', 'want at least %d, got %r'
+            % (len(lives) - 3, evicted))
+    if acquisitions(evicted) + sum(acquisitions(r) for r in kept) != total:
+        bad('the evicted and kept rows hold every acquisition', 'want %d, got %d + %d'
+            % (total, acquisitions(evicted), sum(acquisitions(r) for r in kept)))
+    # A life evicted and used again is a new row, counted from then, its
+    # generation counted afresh: a row is part of some life at its address.
+    for r in kept:
+        at = [life for (lock, _), life in lives.items() if lock == r['lock']]
+        if not any(int(r['reads']) <= life['reads'] and int(r['writes']) <= life['writes']
+                   for life in at):
+            bad('a kept row is part of a life at its address', 'got %r for %r' % (r, at))
     out, err = run(BRAVO_PROFILE='1', BRAVO_PROFILE_LOCKS='3')
-    if not re.search(r'^libbravo: profile: dropped: %d lock lives not recorded '
-                     r'\(BRAVO_PROFILE_LOCKS=3 records kept\), %d acquisitions on them$'
-                     % (len(lives) - 3, lost), err, re.MULTILINE):
-        bad('the table says what was dropped', 'got %r' % err.splitlines()[-1:])
+    if not re.search(r'^libbravo: profile: evicted: %s lock lives, the least acquired, to make '
+                     r'room \(BRAVO_PROFILE_LOCKS=3 records\): %d acquisitions, [0-9.]+ ms '
+                     r'waited on them$' % (evicted['generation'], acquisitions(evicted)),
+                     err, re.MULTILINE):
+        bad('the table says what was evicted', 'got %r' % err.splitlines()[-1:])
+
+
+def check_churn():
+    """Many short-lived locks (20000 by 2 threads, each used once, never
+    initialized or destroyed) between a hot lock and a late one, with room
+    for 64: the hot and the late lock keep exact rows, the least acquired
+    are evicted, and every acquisition is counted once."""
+    n = 20000
+    out, err, header, rows = profile_csv('churn', ['churn', str(n), '2'],
+                                         BRAVO_PROFILE_LOCKS='64', BRAVO_PROFILE_TOP='0')
+    lives, pid, _ = lives_of(out)
+    kept, evicted = evicted_row(rows)
+    if len(kept) > 64 or evicted is None:
+        bad('churn: at most 64 rows and an evicted row', 'got %d rows, %r' % (len(kept), evicted))
+        return
+    for (lock, generation), life in lives.items():
+        mine = [r for r in kept if r['lock'] == lock]
+        if len(mine) != 1 or int(mine[0]['reads']) != life['reads'] or \
+                int(mine[0]['writes']) != life['writes']:
+            bad('churn: the %s lock keeps its one exact row' % life['name'],
+                'want %r, got %r' % (life, mine))
+    # Each churned lock is used once, by the acquisition that makes its
+    # record: never evicted before it counted, so each row is exactly 1.
+    others = [r for r in kept if (r['lock'], int(r['generation'])) not in lives]
+    if any(acquisitions(r) != 1 for r in others):
+        bad('churn: the other rows are churned locks, one acquisition each', 'got %r'
+            % [r for r in others if acquisitions(r) != 1][:2])
+    if int(evicted['generation']) + len(others) != n:
+        bad('churn: each churned lock is a row or an evicted life',
+            'want %d, got %s + %d' % (n, evicted['generation'], len(others)))
+    total = n + sum(life['reads'] + life['writes'] for life in lives.values())
+    if acquisitions(evicted) + sum(acquisitions(r) for r in kept) != total:
+        bad('churn: every acquisition counted once', 'want %d, got %d + %d'
+            % (total, acquisitions(evicted), sum(acquisitions(r) for r in kept)))
 
 
 def check_without_libdw():
@@ -347,7 +403,8 @@ def main():
     check_csv(libdw)
     check_sorts(lives)
     check_top()
-    check_limit(lives)
+    check_limit()
+    check_churn()
     check_without_libdw()
     check_silence()
     check_malformed()
@@ -356,7 +413,7 @@ def main():
         print('profile_check: %s: FAIL: %s' % (variant, f))
     if not failures:
         print('profile_check: %s: every lock life exact (%d), CSV header, table, top-N, five '
-              'sorts, limit, fork, dladdr without libdw, malformed settings, file safety, silence '
+              'sorts, limit, eviction under churn, fork, dladdr without libdw, malformed settings, file safety, silence '
               'when off%s'
               % (variant, len(lives), '' if libdw else
                  '; call site functions and lines NOT checked: libdw not available'))

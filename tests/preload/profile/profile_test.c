@@ -23,6 +23,13 @@
  * it releases only once the reader sleeps in the lock: that read waits,
  * exactly once.  A write hold is also released out of order (not the most
  * recent hold), and a read re-entry is made (not an acquisition).
+ *
+ * With the arguments "churn N T", the program instead makes a lock "hot"
+ * (200 reads), then T threads use N locks at N distinct addresses once
+ * each, never initialized or destroyed (as std::shared_mutex churns
+ * them), and take 10 reads and a write of the hot lock after every 100 of
+ * them; then a lock "late" (50 reads, 50 writes).  It prints the two
+ * lives' lines and "churn N".
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -269,9 +276,90 @@ static void child(void)
 	printf("child %ld\n", (long)pid);
 }
 
+/* ---- churn: many short-lived locks between a hot one and a late one ---- */
+
+static pthread_rwlock_t hot_lock, late_lock;
+
+static __attribute__((noinline)) void make_hot_lock(void)
+{
+	life(0, "hot", &hot_lock, "default", __func__, __LINE__ + 1, 1);
+	check(pthread_rwlock_init(&hot_lock, NULL), "init hot");
+}
+
+static __attribute__((noinline)) void make_late_lock(void)
+{
+	life(1, "late", &late_lock, "default", __func__, __LINE__ + 1, 1);
+	check(pthread_rwlock_init(&late_lock, NULL), "init late");
+}
+
+struct churner {
+	pthread_t thread;
+	pthread_rwlock_t *many;
+	unsigned n, hot_reads, hot_writes;
+};
+
+/* n locks used once each; 10 reads and a write of the hot lock after every 100. */
+static void *churn_thread(void *arg)
+{
+	struct churner *c = arg;
+
+	for (unsigned i = 0; i < c->n; i++) {
+		check(pthread_rwlock_rdlock(&c->many[i]), "rdlock churn");
+		check(pthread_rwlock_unlock(&c->many[i]), "unlock churn");
+		if (i % 100 != 99)
+			continue;
+		for (int k = 0; k < 10; k++) {
+			check(pthread_rwlock_rdlock(&hot_lock), "rdlock hot");
+			check(pthread_rwlock_unlock(&hot_lock), "unlock hot");
+		}
+		check(pthread_rwlock_wrlock(&hot_lock), "wrlock hot");
+		check(pthread_rwlock_unlock(&hot_lock), "unlock hot");
+		c->hot_reads += 10;
+		c->hot_writes++;
+	}
+	return NULL;
+}
+
+static int churn(unsigned n, unsigned threads)
+{
+	pthread_rwlock_t *many = calloc(n, sizeof(*many)); /* zeros: PTHREAD_RWLOCK_INITIALIZER */
+	struct churner c[8] = { { 0 } };
+
+	if (!many || threads < 1 || threads > 8) {
+		fprintf(stderr, "profile_test: churn %u %u: no memory, or not 1-8 threads\n", n, threads);
+		return 1;
+	}
+	make_hot_lock();
+	reads_and_writes(0, 200, 0);
+	for (unsigned t = 0; t < threads; t++) {
+		c[t].many = many + (size_t)n / threads * t;
+		c[t].n = t + 1 < threads ? n / threads : n - n / threads * t;
+		if (pthread_create(&c[t].thread, NULL, churn_thread, &c[t]) != 0) {
+			fprintf(stderr, "profile_test: pthread_create failed\n");
+			return 1;
+		}
+	}
+	for (unsigned t = 0; t < threads; t++) {
+		pthread_join(c[t].thread, NULL);
+		lives[0].reads += c[t].hot_reads;
+		lives[0].writes += c[t].hot_writes;
+	}
+	make_late_lock();
+	reads_and_writes(1, 50, 50);
+	for (int i = 0; i < 2; i++)
+		printf("life %s %p %u %s %s %s %d %u %u %u\n", lives[i].name, (void *)lives[i].lock,
+		       lives[i].generation, lives[i].kind, lives[i].state, lives[i].function,
+		       lives[i].line, lives[i].reads, lives[i].writes, lives[i].read_waits);
+	printf("churn %u\npid %ld\n", n, (long)getpid());
+	free(many); /* never destroyed, as libstdc++ does */
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	rwlock_lib_require("profile_test"); /* which library answered (EXPECT_RWLOCK_LIB) */
+	if (argc > 3 && strcmp(argv[1], "churn") == 0)
+		return churn((unsigned)strtoul(argv[2], NULL, 10), (unsigned)strtoul(argv[3], NULL, 10));
 
 	make_default_lock();
 	make_writer_lock();

@@ -206,14 +206,14 @@ class Profiles(Scratch):
             f.write('\n'.join([self.HEADER] + lines) + '\n')
         return path
 
-    def test_two_processes_one_header_and_the_dropped_row(self):
+    def test_two_processes_one_header_and_the_evicted_row(self):
         path = self.write('p.csv', [
             '1,ba,1,0x10,1,live,default,5,1,1,100,0,0,f+0x1,/bin/prog,0x20,prog.c:3',
             self.HEADER,
             '2,ba,1,0x10,1,live,default,2,0,0,0,0,0,f+0x1,/bin/prog,0x20,prog.c:3',
-            '2,ba,,,3,dropped,,7,,,,,,,,,'])
-        rows, dropped = bp.read_rows(path)
-        self.assertEqual((len(rows), dropped), (2, 7))
+            '2,ba,,,3,evicted,,7,2,,,,,,,,'])
+        rows, evicted = bp.read_rows(path)
+        self.assertEqual((len(rows), evicted), (2, 9))
         s = bp.summarize(rows)
         self.assertEqual(s, {('f+0x1 (prog)', 'default'):
                              {'wait_ns': 100, 'waits': 1, 'acquisitions': 8, 'source': 'prog.c:3'}})
