@@ -24,6 +24,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * The reports at exit, as destructor priorities (a larger number runs
+ * first): the statistics, then the profile, whose naming of call sites
+ * takes libdw's own rwlocks, which the statistics must not count.
+ */
+#define LIBBRAVO_DTOR_STATS 200
+#define LIBBRAVO_DTOR_PROFILE 101
+
 /* Note what fd 2 is now (or that it is closed).  Once, at load. */
 void libbravo_stderr_remember(void);
 

@@ -742,7 +742,7 @@ static void sum_row(struct profile_lock *p, struct profile_row *r)
  * The rows of the records in use and the evicted row, taken under the
  * mutex (records are reused); the report is made after it, from them.
  */
-__attribute__((destructor)) static void profile_at_exit(void)
+__attribute__((destructor(LIBBRAVO_DTOR_PROFILE))) static void profile_at_exit(void)
 {
 	int saved_errno = errno;
 	struct profile_row *rows;

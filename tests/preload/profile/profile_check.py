@@ -316,6 +316,28 @@ def check_churn():
             % (total, acquisitions(evicted), sum(acquisitions(r) for r in kept)))
 
 
+def check_stats_totals():
+    """With the statistics on too, the rows (process-shared locks aside:
+    glibc's, which the statistics do not see) add up to the statistics'
+    totals: acquisitions and, under BRAVO, each read class and the
+    revocations.  The profile's naming of sites takes libdw's own rwlocks
+    after the statistics are written, and they are not counted."""
+    out, err, header, rows = profile_csv('stats', BRAVO_STATS='1', BRAVO_PROFILE_TOP='0')
+    stats = dict(re.findall(r'^libbravo\.(\w+)=(\d+)$', err, re.MULTILINE))
+    mine = [r for r in rows if r['kind'] != 'process-shared']
+    keys = ['reads', 'writes']
+    if bravo:
+        keys += ['read_fast', 'read_slow_bias_off', 'read_slow_inhibited',
+                 'read_slow_writer_waiting', 'read_slow_collision', 'read_slow_lost_race',
+                 'revocations']
+    for k in keys:
+        want = stats.get(k)
+        got = sum(int(r[k] or 0) for r in mine)
+        if want is None or int(want) != got:
+            bad('the rows add up to the statistics\' %s' % k, 'statistics %s, rows %d'
+                % (want, got))
+
+
 def check_without_libdw():
     """Where libdw cannot serve (here a libdw.so.1 that lacks its
     functions), the profile names sites by dladdr alone, says so and why,
@@ -405,6 +427,7 @@ def main():
     check_top()
     check_limit()
     check_churn()
+    check_stats_totals()
     check_without_libdw()
     check_silence()
     check_malformed()
@@ -413,8 +436,8 @@ def main():
         print('profile_check: %s: FAIL: %s' % (variant, f))
     if not failures:
         print('profile_check: %s: every lock life exact (%d), CSV header, table, top-N, five '
-              'sorts, limit, eviction under churn, fork, dladdr without libdw, malformed settings, file safety, silence '
-              'when off%s'
+              'sorts, limit, eviction under churn, the statistics\' totals, fork, dladdr '
+              'without libdw, malformed settings, file safety, silence when off%s'
               % (variant, len(lives), '' if libdw else
                  '; call site functions and lines NOT checked: libdw not available'))
     return 1 if failures else 0
