@@ -74,9 +74,10 @@ class Harness:
             shutil.rmtree(d, ignore_errors=True)
         self.dirs = []
 
-    def make_runner(self, environment, timeout, stats_on):
+    def make_runner(self, environment, timeout, stats_on, profile=False):
         self.runner = runner.Runner(self.tmp, environment, timeout=timeout, stats=stats_on,
-                                    keep=False, prog=self.prog, stats_must_count=False)
+                                    keep=False, prog=self.prog, stats_must_count=False,
+                                    profile=profile)
         return self.runner
 
     def check(self, run, what):
@@ -105,6 +106,25 @@ def resolve(harness_parser, names, libdir):
     except runner.Fatal as e:
         print('%s: error: %s' % (harness_parser.prog, e), file=sys.stderr)
         sys.exit(1)
+
+
+def glibc_profile_lock(h, locks, libdir):
+    """locks with glibc's replaced by glibc's lock behind libbravo's
+    pass-through (LIBDIR/libbravo/libbravo-glibc.so), which profiles it:
+    a plain glibc run has no profile.  Dies when the library is missing."""
+    if not any(lock.name == runner.BASELINE for lock in locks):
+        return locks
+    path = os.path.join(libdir, 'libbravo', 'libbravo-glibc.so')
+    if not os.path.isfile(path):
+        h.die("--profile needs %s (glibc's lock behind libbravo's interposition) for the glibc "
+              "runs, which is not there (build it with make, or leave glibc out of --locks)"
+              % path)
+    try:
+        library = runner.check_preloadable(path)
+    except runner.Fatal as e:
+        h.die(str(e))
+    return [runner.Lock(lock.name, library) if lock.name == runner.BASELINE else lock
+            for lock in locks]
 
 
 def check_binary(h, path):

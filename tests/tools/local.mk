@@ -53,6 +53,7 @@ tools_tests += \
 	tests/tools/rocksdb/db-bench-unpreloaded \
 	tests/tools/rocksdb/db-bench-interrupt \
 	tests/tools/rocksdb/db-bench-two-variants \
+	tests/tools/rocksdb/db-bench-profile \
 	tests/tools/rocksdb/db-bench-summarize \
 	tests/tools/rocksdb/hash-table-bench-usage \
 	tests/tools/rocksdb/hash-table-bench-errors \
