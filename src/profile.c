@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/rseq.h>
 #include <unistd.h>
 
 #include "../locks/events.h"
@@ -123,12 +124,13 @@ static struct islot *index_slots;
 static struct islot *index_scratch; /* the keys while the index is rebuilt */
 static size_t index_mask, index_used; /* index_used: keys and tombstones */
 static unsigned shard_mask;
+static ptrdiff_t rseq_cpu_offset; /* 0: rseq not registered (set at start) */
 static const char *profile_variant = "?";
 static bool profile_bias;
 static void (*revoked_next)(uint64_t ns);
 static sigset_t fork_saved_mask;
 
-static __thread struct profile_pending profile_current __attribute__((tls_model("initial-exec")));
+__thread struct profile_pending profile_current __attribute__((tls_model("initial-exec")));
 static __thread struct open_holds open_tls __attribute__((tls_model("initial-exec")));
 
 static struct profile_lock *record_at(uint32_t i)
@@ -145,6 +147,12 @@ static struct profile_lock *evicted_record(void)
 static void add(_Atomic uint64_t *c, uint64_t n)
 {
 	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+void profile_revocations_add(struct profile_lock *p, uint64_t n, uint64_t ns)
+{
+	add(&p->revocations, n);
+	add(&p->revocation_ns, ns);
 }
 
 static void raise_max(_Atomic uint64_t *m, uint64_t v)
@@ -486,42 +494,27 @@ struct profile_lock *profile_lock_of(const void *lock, enum profile_kind kind, c
 
 /* ---- counting ---- */
 
-/* The shard of the CPU the caller runs on (a hint: it may migrate). */
+/*
+ * The shard of the CPU the caller runs on (a hint: it may migrate): one
+ * load of rseq's cpu_id_start where glibc registered rseq (2.35 and
+ * later), else sched_getcpu.
+ */
 static struct shard *shard_here(struct profile_lock *p)
 {
-	int saved_errno = errno; /* no lock call changes errno */
-	int cpu = sched_getcpu();
+	unsigned cpu;
 
-	errno = saved_errno;
-	return &p->shard[(unsigned)cpu & shard_mask];
-}
+	if (__builtin_expect(rseq_cpu_offset != 0, 1)) {
+		/* Relaxed: the kernel rewrites it on migration; any recent value will do. */
+		cpu = atomic_load_explicit((_Atomic uint32_t *)(void *)
+					   ((char *)__builtin_thread_pointer() + rseq_cpu_offset),
+					   memory_order_relaxed);
+	} else {
+		int saved_errno = errno; /* no lock call changes errno */
 
-/*
- * A signal handler on this thread may nest an acquisition anywhere in
- * between: it saves and restores the whole struct, and on_revoked's
- * updates are the handler's own or this thread's, never interleaved
- * within one statement with another's (signal fences keep the compiler
- * from moving them across the handler's view).
- */
-void profile_enter(struct profile_pending *outer, const void *lock)
-{
-	*outer = profile_current;
-	atomic_signal_fence(memory_order_seq_cst);
-	profile_current = (struct profile_pending){ .lock = lock };
-	atomic_signal_fence(memory_order_seq_cst);
-}
-
-void profile_leave(const struct profile_pending *outer, struct profile_lock *p)
-{
-	struct profile_pending mine = profile_current;
-
-	atomic_signal_fence(memory_order_seq_cst);
-	profile_current = *outer;
-	atomic_signal_fence(memory_order_seq_cst);
-	if (mine.revocations) {
-		add(&p->revocations, mine.revocations);
-		add(&p->revocation_ns, mine.revocation_ns);
+		cpu = (unsigned)sched_getcpu();
+		errno = saved_errno;
 	}
+	return &p->shard[cpu & shard_mask];
 }
 
 void profile_counted(struct profile_lock *p)
@@ -547,6 +540,7 @@ void profile_read(struct profile_lock *p, enum profile_read how)
 {
 	struct shard *sh = shard_here(p);
 
+	profile_counted(p);
 	add(&sh->v[PC_READS], 1);
 	if (how < PROFILE_READ_NA)
 		add(&sh->v[PC_FAST + how], 1);
@@ -572,7 +566,7 @@ static void on_revoked(uint64_t ns)
  * last entry down before the count drops, as held.h does.  Past
  * OPEN_HOLDS nested write holds, a hold is not timed.
  */
-static void hold_open(const void *lock, struct profile_lock *p)
+static void hold_open(const void *lock, struct profile_lock *p, uint64_t start)
 {
 	struct open_holds *o = &open_tls;
 	uint32_t n = o->n;
@@ -587,15 +581,16 @@ static void hold_open(const void *lock, struct profile_lock *p)
 	atomic_signal_fence(memory_order_seq_cst);
 	e->rec = p;
 	e->seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
-	e->t0 = profile_clock_ns();
+	e->t0 = start;
 	atomic_signal_fence(memory_order_seq_cst);
 	e->lock = lock;
 }
 
-void profile_write(struct profile_lock *p, const void *lock)
+void profile_write(struct profile_lock *p, const void *lock, uint64_t start)
 {
 	add(&shard_here(p)->v[PC_WRITES], 1);
-	hold_open(lock, p);
+	profile_counted(p);
+	hold_open(lock, p, start);
 }
 
 bool profile_holds_open(void)
@@ -702,6 +697,8 @@ void profile_start(const char *variant, bool bias)
 	profile_variant = variant;
 	profile_bias = bias;
 	shard_mask = shards - 1;
+	if (__rseq_size > 0)
+		rseq_cpu_offset = __rseq_offset + (ptrdiff_t)offsetof(struct rseq, cpu_id_start);
 	record_size = sizeof(struct profile_lock) + shards * sizeof(struct shard);
 	record_limit = config.profile_locks;
 	if (!map_tables()) {

@@ -40,6 +40,7 @@
 #ifndef LIBBRAVO_PROFILE_H
 #define LIBBRAVO_PROFILE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -100,20 +101,43 @@ struct profile_pending {
  * Around the algorithm's calls of one acquisition of lock: revocations
  * made in between are the lock's, given to its record p by
  * profile_leave.  outer keeps what the thread had pending (a signal
- * handler's acquisition nests) and gets it back.
+ * handler's acquisition nests) and gets it back.  A handler may run
+ * anywhere in between: it saves and restores the whole struct, and the
+ * signal fences keep the compiler from moving the stores across it.
  */
-void profile_enter(struct profile_pending *outer, const void *lock);
-void profile_leave(const struct profile_pending *outer, struct profile_lock *p);
+extern __thread struct profile_pending profile_current
+	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
+void profile_revocations_add(struct profile_lock *p, uint64_t n, uint64_t ns);
+
+static inline void profile_enter(struct profile_pending *outer, const void *lock)
+{
+	*outer = profile_current;
+	atomic_signal_fence(memory_order_seq_cst);
+	profile_current = (struct profile_pending){ .lock = lock };
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void profile_leave(const struct profile_pending *outer, struct profile_lock *p)
+{
+	struct profile_pending mine = profile_current;
+
+	atomic_signal_fence(memory_order_seq_cst);
+	profile_current = *outer;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (__builtin_expect(mine.revocations != 0, 0))
+		profile_revocations_add(p, mine.revocations, mine.revocation_ns);
+}
 
 uint64_t profile_clock_ns(void);
 /* A blocking call that had to wait, for ns (write: a writer's wait). */
 void profile_waited(struct profile_lock *p, bool write, uint64_t ns);
-/* An acquisition: a read of class how, or a write (whose hold begins). */
+/* An acquisition: a read of class how, or a write (whose hold began at start). */
 void profile_read(struct profile_lock *p, enum profile_read how);
-void profile_write(struct profile_lock *p, const void *lock);
+void profile_write(struct profile_lock *p, const void *lock, uint64_t start);
 /*
  * The acquisition that looked p up has counted what it had to: a record
- * its lookup made may now be evicted.
+ * its lookup made may now be evicted.  profile_read and profile_write do
+ * it; a failed acquisition calls it.
  */
 void profile_counted(struct profile_lock *p);
 /*

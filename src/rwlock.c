@@ -287,9 +287,13 @@ static int (*glibc_unlock)(pthread_rwlock_t *);
  */
 static int unlock_glibc_profiled(pthread_rwlock_t *rw)
 {
-	if (profile_holds_open() && handle_writer(rw) == held_self())
+	bool ours = profile_holds_open() && handle_writer(rw) == held_self();
+	int r = glibc_unlock(rw);
+
+	/* After the release: the clock is read outside the critical section. */
+	if (ours)
 		profile_write_release(rw);
-	return glibc_unlock(rw);
+	return r;
 }
 
 /*
@@ -369,16 +373,18 @@ static __attribute__((noinline)) int pshared_profiled(pthread_rwlock_t *rw, enum
 							bool try, const struct deadline *dl,
 							const void *caller)
 {
+	/* A write's hold begins at its try-lock, or at the end of its wait. */
+	uint64_t start = mode == HELD_WRITE ? profile_clock_ns() : 0, ns = 0;
 	int r = pshared_call(rw, mode, true, NULL);
 	bool waited = false;
-	uint64_t ns = 0;
 	struct profile_lock *p;
 
 	if (r != 0 && !try) {
-		uint64_t t0 = profile_clock_ns();
+		uint64_t t0 = mode == HELD_WRITE ? start : profile_clock_ns();
 
 		r = pshared_call(rw, mode, false, dl);
 		waited = profile_wait_end(t0, r, &ns);
+		start = t0 + ns;
 	}
 	/* After the call, next to the counts: see acquire_profiled. */
 	p = profile_lock_of(rw, PROFILE_KIND_PSHARED, caller);
@@ -387,8 +393,9 @@ static __attribute__((noinline)) int pshared_profiled(pthread_rwlock_t *rw, enum
 	if (r == 0 && mode == HELD_READ)
 		profile_read(p, PROFILE_READ_NA);
 	else if (r == 0)
-		profile_write(p, rw);
-	profile_counted(p);
+		profile_write(p, rw, start);
+	else
+		profile_counted(p);
 	return r;
 }
 
@@ -436,6 +443,12 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 	struct profile_pending outer;
 	struct profile_lock *p;
 	uint64_t seen = mode == HELD_READ ? variant_read_seen(rw) : 0, ns = 0;
+	/*
+	 * A write's hold begins at its try-lock or at the end of its wait,
+	 * and ends after its release (unlock_slow): no clock is read inside
+	 * an uncontended write's critical section.
+	 */
+	uint64_t start = mode == HELD_WRITE ? profile_clock_ns() : 0;
 	uintptr_t data = 0;
 	bool waited = false;
 	int r;
@@ -446,10 +459,11 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 		if (dl && dl->abstime && dl->abstime->tv_sec < 0) {
 			r = ETIMEDOUT;
 		} else {
-			uint64_t t0 = profile_clock_ns();
+			uint64_t t0 = mode == HELD_WRITE ? start : profile_clock_ns();
 
 			r = algo_lock(rw, mode, &data, dl);
 			waited = profile_wait_end(t0, r, &ns);
+			start = t0 + ns;
 		}
 	}
 	if (r == 0 && (mode == HELD_READ || WRITE_HOLDS_LISTED)) {
@@ -470,15 +484,16 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 	profile_leave(&outer, p);
 	if (waited)
 		profile_waited(p, mode == HELD_WRITE, ns);
-	if (r == 0 && mode == HELD_READ) {
-		profile_read(p, variant_read_class(rw, data, seen));
-	} else if (r == 0) {
-		profile_mark_writer(rw);
-		profile_write(p, rw);
-	}
-	profile_counted(p);
-	if (r)
+	if (r) {
+		profile_counted(p);
 		return r;
+	}
+	if (mode == HELD_READ) {
+		profile_read(p, variant_read_class(rw, data, seen));
+	} else {
+		profile_mark_writer(rw);
+		profile_write(p, rw, start);
+	}
 	stats_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
 	return 0;
 }
@@ -998,8 +1013,10 @@ static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 		return real()->unlock(rw);
 	h = held_find(rw);
 	if (!h && write_held_by_self(rw, true)) {
-		profile_release(rw);
-		return unlock_write_named(rw);
+		int r = unlock_write_named(rw);
+
+		profile_release(rw); /* after the release, as below */
+		return r;
 	}
 	if (!h)
 		return unlock_unheld(rw, caller);
@@ -1020,8 +1037,9 @@ static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 		release_for_other(rw);
 		return 0;
 	}
+	algo_unlock(rw, mode, data);
+	/* The hold ends after the release: its clock read is not in the critical section. */
 	if (mode == HELD_WRITE)
 		profile_release(rw);
-	algo_unlock(rw, mode, data);
 	return 0;
 }
