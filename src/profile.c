@@ -67,6 +67,7 @@ _Static_assert(PC_FAST + PROFILE_READ_SLOW == PC_SLOW &&
 	       PROFILE_READ_NA == PROFILE_READ_SLOW + PROFILE_SLOW_CAUSES, "read classes");
 
 struct profile_lock {
+	struct profile_lock_head head; /* seq: lives made before this one, plus one */
 	/* Written under the mutex only, read under it (the report) */
 	uintptr_t lock;
 	const void *site;
@@ -74,7 +75,6 @@ struct profile_lock {
 	uint8_t kind;          /* enum profile_kind */
 	bool bias;
 	/* Also read without the mutex */
-	_Atomic uint32_t seq;  /* lives made before this one, plus one */
 	_Atomic uint8_t state; /* enum profile_state, or RECORD_FREE */
 	_Atomic bool fresh;    /* made by an acquisition that has not counted in it yet */
 	/* Contended paths only: waits, revocations, holds. */
@@ -378,7 +378,7 @@ static void evict_least_acquired(void)
 	unsigned m = 0;
 
 	for (uint32_t i = 1; i <= record_count; i++)
-		if (atomic_load_explicit(&record_at(i)->seq, memory_order_relaxed) <= young_after &&
+		if (atomic_load_explicit(&record_at(i)->head.seq, memory_order_relaxed) <= young_after &&
 		    !atomic_load_explicit(&record_at(i)->fresh, memory_order_relaxed)) {
 			count[magnitude(acquisitions(record_at(i)))]++;
 			old++;
@@ -392,7 +392,7 @@ static void evict_least_acquired(void)
 		struct profile_lock *p = record_at(i);
 		unsigned pm;
 
-		if (atomic_load_explicit(&p->seq, memory_order_relaxed) > young_after ||
+		if (atomic_load_explicit(&p->head.seq, memory_order_relaxed) > young_after ||
 		    atomic_load_explicit(&p->fresh, memory_order_relaxed))
 			continue;
 		pm = magnitude(acquisitions(p));
@@ -418,7 +418,7 @@ static struct profile_lock *record_new(const void *lock, enum profile_kind kind,
 	p->generation = generation;
 	p->kind = (uint8_t)kind;
 	p->bias = profile_bias && kind != PROFILE_KIND_PSHARED;
-	atomic_store_explicit(&p->seq, ++lives_made, memory_order_relaxed);
+	atomic_store_explicit(&p->head.seq, ++lives_made, memory_order_relaxed);
 	atomic_store_explicit(&p->fresh, fresh, memory_order_relaxed);
 	atomic_store_explicit(&p->state, PROFILE_LIVE, memory_order_relaxed);
 	return p;
@@ -580,7 +580,7 @@ static void hold_open(const void *lock, struct profile_lock *p, uint64_t start)
 	o->n = n + 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	e->rec = p;
-	e->seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
+	e->seq = atomic_load_explicit(&p->head.seq, memory_order_relaxed);
 	e->t0 = start;
 	atomic_signal_fence(memory_order_seq_cst);
 	e->lock = lock;
@@ -618,7 +618,7 @@ void profile_write_release(const void *lock)
 			*e = o->e[last]; /* a handler now sees the last entry twice: harmless */
 		atomic_signal_fence(memory_order_seq_cst);
 		o->n = last;
-		if (atomic_load_explicit(&p->seq, memory_order_relaxed) != e_seq)
+		if (atomic_load_explicit(&p->head.seq, memory_order_relaxed) != e_seq)
 			return; /* evicted meanwhile: the record is another life's */
 		add(&p->holds, 1);
 		add(&p->hold_ns, held);
@@ -722,7 +722,7 @@ static void sum_row(struct profile_lock *p, struct profile_row *r)
 			v[i] += atomic_load_explicit(&p->shard[s].v[i], memory_order_relaxed);
 	*r = (struct profile_row){
 		.lock = p->lock, .site = p->site, .generation = p->generation,
-		.seq = atomic_load_explicit(&p->seq, memory_order_relaxed),
+		.seq = atomic_load_explicit(&p->head.seq, memory_order_relaxed),
 		.kind = (enum profile_kind)p->kind,
 		.state = (enum profile_state)atomic_load_explicit(&p->state, memory_order_relaxed),
 		.bias = p->bias, .reads = v[PC_READS], .read_fast = v[PC_FAST], .writes = v[PC_WRITES],

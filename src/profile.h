@@ -70,6 +70,18 @@ enum profile_read {
 
 struct profile_lock;
 
+/* The start of a record that the lock paths read inline. */
+struct profile_lock_head {
+	_Atomic uint32_t seq; /* the life the record is in: a new one when it is reused */
+};
+
+/* p's life now: compare with an earlier answer to see p evicted and reused. */
+static inline uint32_t profile_life(const struct profile_lock *p)
+{
+	return atomic_load_explicit(&((const struct profile_lock_head *)(const void *)p)->seq,
+				    memory_order_relaxed);
+}
+
 extern bool profile_on LIBBRAVO_HIDDEN;
 
 /*

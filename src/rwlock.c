@@ -442,6 +442,7 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 {
 	struct profile_pending outer;
 	struct profile_lock *p;
+	uint32_t life;
 	uint64_t seen = mode == HELD_READ ? variant_read_seen(rw) : 0, ns = 0;
 	/*
 	 * A write's hold begins at its try-lock or at the end of its wait,
@@ -453,6 +454,13 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 	bool waited = false;
 	int r;
 
+	/*
+	 * Looked up before the call, so that a write's critical section does
+	 * not hold the lookup; if eviction reused the record meanwhile (its
+	 * life changed), looked up again after.
+	 */
+	p = profile_lock_of(rw, profile_kind_of(rw), caller);
+	life = profile_life(p);
 	profile_enter(&outer, rw);
 	r = algo_trylock(rw, mode, &data);
 	if (r != 0 && !try) {
@@ -474,13 +482,8 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 			r = EAGAIN;
 		}
 	}
-	/*
-	 * The record is looked up only now, next to the counts: a record
-	 * evicted and reused for another lock between the two would take
-	 * this call's counts (profile.c), and a lock just made, the least
-	 * acquired, is what eviction takes first.
-	 */
-	p = profile_lock_of(rw, profile_kind_of(rw), caller);
+	if (__builtin_expect(profile_life(p) != life, 0))
+		p = profile_lock_of(rw, profile_kind_of(rw), caller);
 	profile_leave(&outer, p);
 	if (waited)
 		profile_waited(p, mode == HELD_WRITE, ns);
