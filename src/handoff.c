@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include "table_lock.h"
+
 struct handoff {
 	const void *lock;
 	uintptr_t cls;
@@ -22,26 +24,8 @@ struct handoff {
 
 _Atomic unsigned long handoff_outstanding;
 
+/* Taken with every signal blocked (table_lock.h). */
 static pthread_mutex_t handoff_mutex = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * The mutex is taken with every signal blocked: a signal handler that
- * unlocks an rwlock may come here too, on the same thread.
- */
-static void table_lock(sigset_t *saved)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, saved);
-	pthread_mutex_lock(&handoff_mutex);
-}
-
-static void table_unlock(const sigset_t *saved)
-{
-	pthread_mutex_unlock(&handoff_mutex);
-	pthread_sigmask(SIG_SETMASK, saved, NULL);
-}
 static struct handoff *table;
 static size_t used, cap;
 
@@ -64,7 +48,7 @@ void handoff_add(const void *lock, uintptr_t cls)
 	int saved_errno = errno;
 	struct handoff *h;
 
-	table_lock(&saved);
+	table_lock(&handoff_mutex, &saved);
 	h = find(lock, cls);
 	if (!h && used == cap) {
 		size_t ncap = cap ? cap * 2 : 16;
@@ -83,7 +67,7 @@ void handoff_add(const void *lock, uintptr_t cls)
 		h->count++;
 		atomic_fetch_add_explicit(&handoff_outstanding, 1, memory_order_relaxed);
 	}
-	table_unlock(&saved);
+	table_unlock(&handoff_mutex, &saved);
 	errno = saved_errno;
 }
 
@@ -95,7 +79,7 @@ bool handoff_take(const void *lock, uintptr_t cls)
 
 	if (!handoff_any())
 		return false;
-	table_lock(&saved);
+	table_lock(&handoff_mutex, &saved);
 	h = find(lock, cls);
 	if (h) {
 		took = true;
@@ -103,7 +87,7 @@ bool handoff_take(const void *lock, uintptr_t cls)
 		if (--h->count == 0)
 			drop(h);
 	}
-	table_unlock(&saved);
+	table_unlock(&handoff_mutex, &saved);
 	return took;
 }
 
@@ -115,11 +99,11 @@ unsigned long handoff_count(const void *lock, uintptr_t cls)
 
 	if (!handoff_any())
 		return 0;
-	table_lock(&saved);
+	table_lock(&handoff_mutex, &saved);
 	h = find(lock, cls);
 	if (h)
 		n = h->count;
-	table_unlock(&saved);
+	table_unlock(&handoff_mutex, &saved);
 	return n;
 }
 
@@ -128,7 +112,7 @@ void handoff_forget(const void *lock)
 	sigset_t saved;
 	if (!handoff_any())
 		return;
-	table_lock(&saved);
+	table_lock(&handoff_mutex, &saved);
 	for (size_t i = used; i-- > 0;) {
 		if (table[i].lock == lock) {
 			atomic_fetch_sub_explicit(&handoff_outstanding, table[i].count,
@@ -136,7 +120,7 @@ void handoff_forget(const void *lock)
 			drop(&table[i]);
 		}
 	}
-	table_unlock(&saved);
+	table_unlock(&handoff_mutex, &saved);
 }
 
 static void handoff_lock(void)

@@ -48,9 +48,11 @@
 #include <unistd.h>
 
 #include "../locks/events.h"
+#include "addr_hash.h"
 #include "config.h"
 #include "message.h"
 #include "profile_report.h"
+#include "table_lock.h"
 
 /* The hot counters of one CPU's shard: one cache line. */
 enum { PC_READS, PC_FAST, PC_SLOW, PC_WRITES = PC_SLOW + PROFILE_SLOW_CAUSES, PC_COUNT };
@@ -171,15 +173,6 @@ uint64_t profile_clock_ns(void)
 
 /* ---- the index ---- */
 
-static size_t addr_hash(const void *addr)
-{
-	uint64_t z = (uint64_t)(uintptr_t)addr;
-
-	z = (z ^ (z >> 33)) * UINT64_C(0xff51afd7ed558ccd);
-	z ^= z >> 33;
-	return (size_t)z;
-}
-
 /* lock's record, or NULL: without the mutex (see the top of the file). */
 static struct profile_lock *index_lookup(const void *lock)
 {
@@ -285,25 +278,6 @@ static void index_remove(struct profile_lock *p)
 
 	if (s && atomic_load_explicit(&s->rec, memory_order_relaxed) == p)
 		slot_set(s, TOMBSTONE, NULL);
-}
-
-/*
- * profile_mutex, with every signal blocked: a signal handler that takes
- * an rwlock may come here on the same thread.
- */
-static void table_lock(sigset_t *saved)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, saved);
-	pthread_mutex_lock(&profile_mutex);
-}
-
-static void table_unlock(const sigset_t *saved)
-{
-	pthread_mutex_unlock(&profile_mutex);
-	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
 /* ---- records ---- */
@@ -438,11 +412,11 @@ static struct profile_lock *lock_life(const void *lock, enum profile_kind kind, 
 	uint32_t generation = 1;
 	uint8_t was_live = PROFILE_LIVE;
 
-	table_lock(&saved);
+	table_lock(&profile_mutex, &saved);
 	s = index_find(lock);
 	old = s ? atomic_load_explicit(&s->rec, memory_order_relaxed) : NULL;
 	if (!init && old && live(old)) {
-		table_unlock(&saved);
+		table_unlock(&profile_mutex, &saved);
 		return old;
 	}
 	if (old) {
@@ -457,7 +431,7 @@ static struct profile_lock *lock_life(const void *lock, enum profile_kind kind, 
 		slot_set(s, (uintptr_t)lock, p);
 	else
 		index_add(lock, p);
-	table_unlock(&saved);
+	table_unlock(&profile_mutex, &saved);
 	return p;
 }
 
@@ -474,13 +448,13 @@ void profile_lock_destroy(const void *lock)
 	struct profile_lock *p;
 	uint8_t was_live = PROFILE_LIVE;
 
-	table_lock(&saved);
+	table_lock(&profile_mutex, &saved);
 	s = index_find(lock);
 	p = s ? atomic_load_explicit(&s->rec, memory_order_relaxed) : NULL;
 	if (p)
 		atomic_compare_exchange_strong_explicit(&p->state, &was_live, PROFILE_DESTROYED,
 							memory_order_relaxed, memory_order_relaxed);
-	table_unlock(&saved);
+	table_unlock(&profile_mutex, &saved);
 }
 
 struct profile_lock *profile_lock_of(const void *lock, enum profile_kind kind, const void *caller)
@@ -631,12 +605,12 @@ void profile_write_release(const void *lock)
 
 static void fork_prepare(void)
 {
-	table_lock(&fork_saved_mask);
+	table_lock(&profile_mutex, &fork_saved_mask);
 }
 
 static void fork_parent(void)
 {
-	table_unlock(&fork_saved_mask);
+	table_unlock(&profile_mutex, &fork_saved_mask);
 }
 
 static void zero_counts(struct profile_lock *p)
@@ -652,7 +626,7 @@ static void fork_child(void)
 	for (uint32_t i = 0; i <= record_count; i++)
 		zero_counts(record_at(i));
 	evicted_lives = 0;
-	table_unlock(&fork_saved_mask);
+	table_unlock(&profile_mutex, &fork_saved_mask);
 }
 
 /* ---- start and report ---- */
@@ -753,23 +727,23 @@ __attribute__((destructor(LIBBRAVO_DTOR_PROFILE))) static void profile_at_exit(v
 
 	if (!profile_on)
 		return;
-	table_lock(&saved);
+	table_lock(&profile_mutex, &saved);
 	n = record_count;
-	table_unlock(&saved);
+	table_unlock(&profile_mutex, &saved);
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows) {
 		libbravo_message("no memory for the profile's report: profile dropped");
 		errno = saved_errno;
 		return;
 	}
-	table_lock(&saved);
+	table_lock(&profile_mutex, &saved);
 	for (uint32_t i = 1; i <= n; i++)
 		if (atomic_load_explicit(&record_at(i)->state, memory_order_relaxed) != RECORD_FREE)
 			sum_row(record_at(i), &rows[s.records++]);
 	sum_row(evicted_record(), &s.evicted);
 	s.evicted.bias = profile_bias;
 	s.evicted_lives = evicted_lives;
-	table_unlock(&saved);
+	table_unlock(&profile_mutex, &saved);
 	profile_report(rows, &s);
 	free(rows);
 	errno = saved_errno;

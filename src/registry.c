@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "addr_hash.h"
+
 #define REGISTRY_SHARDS 64
 #define BLOCK_ALIGN 128
 
@@ -43,15 +45,6 @@ _Atomic uintptr_t registry_secret;
 static struct shard shards[REGISTRY_SHARDS] = {
 	[0 ... REGISTRY_SHARDS - 1] = { .mutex = PTHREAD_MUTEX_INITIALIZER },
 };
-
-static size_t addr_hash(const void *addr)
-{
-	uint64_t z = (uint64_t)(uintptr_t)addr;
-
-	z = (z ^ (z >> 33)) * UINT64_C(0xff51afd7ed558ccd);
-	z ^= z >> 33;
-	return (size_t)z;
-}
 
 static struct shard *shard_of(const void *addr)
 {
