@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 /* "0", or the errno's name (EBUSY, ...). */
@@ -28,6 +29,28 @@ static inline const char *errname(int rc)
 		return "0";
 	s = strerrorname_np(rc);
 	return s ? s : "unknown error";
+}
+
+/*
+ * The state letter of thread tid of this process (/proc/self/task/TID/stat:
+ * R running, S sleeping, ...), or '?' if it cannot be read.  How a test
+ * knows a thread sleeps in a lock call, not by timing.
+ */
+static inline char task_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+	return p && p[1] == ' ' ? p[2] : '?';
 }
 
 /* The run driver says RWLOCK_UNDER_TEST=glibc when nothing is preloaded. */

@@ -491,26 +491,6 @@ static void waiter_start(struct waiter *w, pthread_rwlock_t *l, int cpu, enum op
 	ck_assert_no_worker_failure();
 }
 
-static char thread_state(pid_t tid)
-{
-	char path[64], buf[512];
-	FILE *f;
-	size_t n;
-	char *p;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return '?';
-	return p[2];
-}
-
 /*
  * Assert that the waiter is stuck in its call: not through, seen asleep in
  * the kernel a few times in a row (or still not through after 300 ms, for
@@ -526,7 +506,7 @@ static void waiter_expect_blocked(struct waiter *w, const char *ctx)
 
 		ck_assert_msg(!atomic_load(&w->done), "%s: %s on CPU %d returned %s although it should "
 			      "have waited", ctx, op_names[w->op], w->cpu, errname(w->rc));
-		s = thread_state(w->tid);
+		s = task_state(w->tid);
 		if (s == 'S' || s == 'D') {
 			if (++asleep >= 3)
 				break;
@@ -1032,7 +1012,7 @@ static void ho_keep_gate(void)
 		;       /* CPU B runs it: a few instructions away */
 	start = ts_now(CLOCK_MONOTONIC);
 	while (ms_since(start) < 1000) {
-		char st = thread_state(atomic_load(&ho.remote_tid));
+		char st = task_state(atomic_load(&ho.remote_tid));
 
 		if (st == 'S' || st == 'D') {
 			if (++asleep >= 3) {

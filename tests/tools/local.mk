@@ -22,7 +22,7 @@ check_PROGRAMS += $(compare_probes)
 tests_tools_compare_ab_probe_SOURCES = tests/tools/compare/ab_probe.c
 tests_tools_compare_ab_probe_LDADD = -ldl
 # Per-lock waits that follow from the lock's semantics (--profile).
-tests_tools_compare_profile_probe_SOURCES = tests/tools/compare/profile_probe.c
+tests_tools_compare_profile_probe_SOURCES = tests/tools/compare/profile_probe.c tests/lib/test_util.h
 tests_tools_compare_profile_probe_CFLAGS = $(AM_CFLAGS) -g
 tests_tools_compare_static_exec_SOURCES = tests/tools/compare/static_exec.c
 tests_tools_compare_static_exec_LDFLAGS = -all-static

@@ -237,26 +237,6 @@ void waiter_start(struct waiter *w, pthread_rwlock_t *l, enum op op, long ms, bo
 	sem_wait(&w->started);
 }
 
-static char thread_state(pid_t tid)
-{
-	char path[64], buf[512];
-	FILE *f;
-	size_t n;
-	char *p;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return '?';
-	return p[2];
-}
-
 /*
  * Assert that the waiter is stuck in its call: not done, and seen asleep in
  * the kernel a few times in a row (or still not through after 1 s, for an
@@ -273,7 +253,7 @@ void waiter_expect_blocked(struct waiter *w)
 		ck_assert_msg(!atomic_load(&w->done),
 			      "%s returned %s although it should have blocked",
 			      op_names[w->op], errname(w->rc));
-		s = thread_state(w->tid);
+		s = task_state(w->tid);
 		if (s == 'S' || s == 'D') {
 			if (++asleep >= 3)
 				break;

@@ -189,24 +189,6 @@ static void *contended_reader(void *arg)
 	return NULL;
 }
 
-/* The state letter of thread tid (/proc), or '?'. */
-static char thread_state(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the name may hold spaces */
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 /*
  * One read that waits behind a write hold: the write hold lasts until the
  * reader, having announced itself, is asleep -- in the lock's wait, the
@@ -222,7 +204,7 @@ static void contend(void)
 
 	wr(CONTENDED);
 	check(pthread_create(&t, NULL, contended_reader, NULL), "pthread_create");
-	while ((tid = atomic_load(&reader_tid)) == 0 || thread_state(tid) != 'S') {
+	while ((tid = atomic_load(&reader_tid)) == 0 || task_state(tid) != 'S') {
 		if (++polls > 60000) {
 			fprintf(stderr, "profile_test: the reader never waited for the lock\n");
 			exit(1);

@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../lib/test_util.h"
+
 static pthread_rwlock_t contended, quiet;
 static _Atomic pid_t w_tid, r2_tid;
 static atomic_bool r1_in, r2_in, release_r1;
@@ -57,30 +59,12 @@ static void tick(int *polls, const char *what)
 	nanosleep(&ms, NULL);
 }
 
-/* The state letter of thread tid (/proc), or '?'. */
-static char thread_state(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 static void wait_asleep(_Atomic pid_t *tid, atomic_bool *or_done, const char *what)
 {
 	int polls = 0;
 	pid_t t;
 
-	while ((t = atomic_load(tid)) == 0 || thread_state(t) != 'S')
+	while ((t = atomic_load(tid)) == 0 || task_state(t) != 'S')
 		if (or_done && atomic_load(or_done))
 			return;
 		else
