@@ -339,15 +339,44 @@ static inline void profile_mark_writer(pthread_rwlock_t *rw)
 #endif
 }
 
-/* A wait is counted if the blocking call took the lock or ran out of time. */
 /*
- * The time a blocking call begun at t0 waited, if it counts as a wait
- * (it took the lock, or ran out of time): else false.
+ * One profiled acquisition's times.  A write's hold begins just before
+ * its try-lock, or at the end of its wait, and ends after its release
+ * (unlock_slow), so that no clock is read inside an uncontended write's
+ * critical section; a read reads the clock only if it waits.  A wait is
+ * counted if the blocking call took the lock or ran out of time.
  */
-static bool profile_wait_end(uint64_t t0, int r, uint64_t *ns)
+struct profiled_call {
+	uint64_t start;   /* a write's hold */
+	uint64_t wait_ns;
+	bool waited;
+};
+
+static inline void profiled_begin(struct profiled_call *c, enum held_mode mode)
 {
-	*ns = profile_clock_ns() - t0;
-	return r == 0 || r == ETIMEDOUT;
+	*c = (struct profiled_call){ .start = mode == HELD_WRITE ? profile_clock_ns() : 0 };
+}
+
+/* Before the blocking call: when its wait begins. */
+static inline uint64_t profiled_wait_begin(const struct profiled_call *c, enum held_mode mode)
+{
+	return mode == HELD_WRITE ? c->start : profile_clock_ns();
+}
+
+/* After the blocking call begun at t0, which returned r. */
+static inline void profiled_wait_end(struct profiled_call *c, uint64_t t0, int r)
+{
+	c->wait_ns = profile_clock_ns() - t0;
+	c->waited = r == 0 || r == ETIMEDOUT;
+	c->start = t0 + c->wait_ns;
+}
+
+/* The call's wait, if it waited, counted in p. */
+static inline void profiled_count_wait(struct profile_lock *p, enum held_mode mode,
+				       const struct profiled_call *c)
+{
+	if (c->waited)
+		profile_waited(p, mode == HELD_WRITE, c->wait_ns);
 }
 
 /* ---- process-shared locks: glibc's, in place ---- */
@@ -373,29 +402,28 @@ static __attribute__((noinline)) int pshared_profiled(pthread_rwlock_t *rw, enum
 							bool try, const struct deadline *dl,
 							const void *caller)
 {
-	/* A write's hold begins at its try-lock, or at the end of its wait. */
-	uint64_t start = mode == HELD_WRITE ? profile_clock_ns() : 0, ns = 0;
-	int r = pshared_call(rw, mode, true, NULL);
-	bool waited = false;
-	struct profile_lock *p;
+	struct profile_lock *p = profile_lock_of(rw, PROFILE_KIND_PSHARED, caller);
+	uint32_t life = profile_life(p); /* see acquire_profiled */
+	struct profiled_call c;
+	int r;
 
+	profiled_begin(&c, mode);
+	r = pshared_call(rw, mode, true, NULL);
 	if (r != 0 && !try) {
-		uint64_t t0 = mode == HELD_WRITE ? start : profile_clock_ns();
+		uint64_t t0 = profiled_wait_begin(&c, mode);
 
 		r = pshared_call(rw, mode, false, dl);
-		waited = profile_wait_end(t0, r, &ns);
-		start = t0 + ns;
+		profiled_wait_end(&c, t0, r);
 	}
-	/* After the call, next to the counts: see acquire_profiled. */
-	p = profile_lock_of(rw, PROFILE_KIND_PSHARED, caller);
-	if (waited)
-		profile_waited(p, mode == HELD_WRITE, ns);
-	if (r == 0 && mode == HELD_READ)
-		profile_read(p, PROFILE_READ_NA);
-	else if (r == 0)
-		profile_write(p, rw, start);
-	else
+	if (__builtin_expect(profile_life(p) != life, 0))
+		p = profile_lock_of(rw, PROFILE_KIND_PSHARED, caller);
+	profiled_count_wait(p, mode, &c);
+	if (r)
 		profile_counted(p);
+	else if (mode == HELD_READ)
+		profile_read(p, PROFILE_READ_NA);
+	else
+		profile_write(p, rw, c.start);
 	return r;
 }
 
@@ -440,38 +468,30 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 						       bool try, const struct deadline *dl,
 						       const void *caller)
 {
-	struct profile_pending outer;
-	struct profile_lock *p;
-	uint32_t life;
-	uint64_t seen = mode == HELD_READ ? variant_read_seen(rw) : 0, ns = 0;
-	/*
-	 * A write's hold begins at its try-lock or at the end of its wait,
-	 * and ends after its release (unlock_slow): no clock is read inside
-	 * an uncontended write's critical section.
-	 */
-	uint64_t start = mode == HELD_WRITE ? profile_clock_ns() : 0;
-	uintptr_t data = 0;
-	bool waited = false;
-	int r;
-
 	/*
 	 * Looked up before the call, so that a write's critical section does
-	 * not hold the lookup; if eviction reused the record meanwhile (its
-	 * life changed), looked up again after.
+	 * not hold the lookup; looked up again after it only if eviction
+	 * reused the record meanwhile (its life changed).
 	 */
-	p = profile_lock_of(rw, profile_kind_of(rw), caller);
-	life = profile_life(p);
+	struct profile_lock *p = profile_lock_of(rw, profile_kind_of(rw), caller);
+	uint32_t life = profile_life(p);
+	uint64_t seen = mode == HELD_READ ? variant_read_seen(rw) : 0;
+	struct profile_pending outer;
+	struct profiled_call c;
+	uintptr_t data = 0;
+	int r;
+
+	profiled_begin(&c, mode);
 	profile_enter(&outer, rw);
 	r = algo_trylock(rw, mode, &data);
 	if (r != 0 && !try) {
 		if (dl && dl->abstime && dl->abstime->tv_sec < 0) {
 			r = ETIMEDOUT;
 		} else {
-			uint64_t t0 = mode == HELD_WRITE ? start : profile_clock_ns();
+			uint64_t t0 = profiled_wait_begin(&c, mode);
 
 			r = algo_lock(rw, mode, &data, dl);
-			waited = profile_wait_end(t0, r, &ns);
-			start = t0 + ns;
+			profiled_wait_end(&c, t0, r);
 		}
 	}
 	if (r == 0 && (mode == HELD_READ || WRITE_HOLDS_LISTED)) {
@@ -485,8 +505,7 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 	if (__builtin_expect(profile_life(p) != life, 0))
 		p = profile_lock_of(rw, profile_kind_of(rw), caller);
 	profile_leave(&outer, p);
-	if (waited)
-		profile_waited(p, mode == HELD_WRITE, ns);
+	profiled_count_wait(p, mode, &c);
 	if (r) {
 		profile_counted(p);
 		return r;
@@ -495,7 +514,7 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 		profile_read(p, variant_read_class(rw, data, seen));
 	} else {
 		profile_mark_writer(rw);
-		profile_write(p, rw, start);
+		profile_write(p, rw, c.start);
 	}
 	stats_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
 	return 0;
