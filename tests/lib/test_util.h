@@ -103,6 +103,23 @@ static inline int rwlock_lib_index_(const char *want, const char *base)
 	return -1;
 }
 
+/* The eleven pthread_rwlock_* functions: name, and where this program's own calls go. */
+struct rwlock_fn {
+	const char *name;
+	void *addr;
+};
+
+#define RWLOCK_FN_(n) { #n, (void *)&n }
+static const struct rwlock_fn rwlock_fns[] = {
+	RWLOCK_FN_(pthread_rwlock_init),        RWLOCK_FN_(pthread_rwlock_destroy),
+	RWLOCK_FN_(pthread_rwlock_rdlock),      RWLOCK_FN_(pthread_rwlock_tryrdlock),
+	RWLOCK_FN_(pthread_rwlock_timedrdlock), RWLOCK_FN_(pthread_rwlock_clockrdlock),
+	RWLOCK_FN_(pthread_rwlock_wrlock),      RWLOCK_FN_(pthread_rwlock_trywrlock),
+	RWLOCK_FN_(pthread_rwlock_timedwrlock), RWLOCK_FN_(pthread_rwlock_clockwrlock),
+	RWLOCK_FN_(pthread_rwlock_unlock),
+};
+#undef RWLOCK_FN_
+
 /*
  * Which library answered: 0 when each of the eleven pthread_rwlock_*
  * functions, at the address this program's own calls go to, is defined in
@@ -114,35 +131,22 @@ static inline int rwlock_lib_index_(const char *want, const char *base)
  */
 static inline int rwlock_lib_check_in(const char *want, char *why, size_t len)
 {
-	static const struct {
-		const char *name;
-		void *addr;
-	} fns[] = {
-#define RWLOCK_FN_(n) { #n, (void *)&n }
-		RWLOCK_FN_(pthread_rwlock_init),        RWLOCK_FN_(pthread_rwlock_destroy),
-		RWLOCK_FN_(pthread_rwlock_rdlock),      RWLOCK_FN_(pthread_rwlock_tryrdlock),
-		RWLOCK_FN_(pthread_rwlock_timedrdlock), RWLOCK_FN_(pthread_rwlock_clockrdlock),
-		RWLOCK_FN_(pthread_rwlock_wrlock),      RWLOCK_FN_(pthread_rwlock_trywrlock),
-		RWLOCK_FN_(pthread_rwlock_timedwrlock), RWLOCK_FN_(pthread_rwlock_clockwrlock),
-		RWLOCK_FN_(pthread_rwlock_unlock),
-#undef RWLOCK_FN_
-	};
 	unsigned long used = 0;
 	int k = 0;
 
-	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+	for (size_t i = 0; i < sizeof(rwlock_fns) / sizeof(rwlock_fns[0]); i++) {
 		const char *base;
 		Dl_info info;
 
-		if (!dladdr(fns[i].addr, &info) || !info.dli_fname) {
-			snprintf(why, len, "%s: dladdr finds no object for it", fns[i].name);
+		if (!dladdr(rwlock_fns[i].addr, &info) || !info.dli_fname) {
+			snprintf(why, len, "%s: dladdr finds no object for it", rwlock_fns[i].name);
 			return -1;
 		}
 		base = strrchr(info.dli_fname, '/');
 		base = base ? base + 1 : info.dli_fname;
 		k = rwlock_lib_index_(want, base);
 		if (k < 0) {
-			snprintf(why, len, "%s is defined in %s, expected %s", fns[i].name,
+			snprintf(why, len, "%s is defined in %s, expected %s", rwlock_fns[i].name,
 				 info.dli_fname, want);
 			return -1;
 		}

@@ -10,28 +10,6 @@
 /* Which implementation answered                                       */
 /* ------------------------------------------------------------------ */
 
-struct rw_sym {
-	const char *name;
-	void *addr; /* the address as this program sees it */
-};
-
-#define RW_SYM(n) { #n, (void *)&n }
-static struct rw_sym rw_syms[] = {
-	RW_SYM(pthread_rwlock_init),        RW_SYM(pthread_rwlock_destroy),
-	RW_SYM(pthread_rwlock_rdlock),      RW_SYM(pthread_rwlock_tryrdlock),
-	RW_SYM(pthread_rwlock_timedrdlock), RW_SYM(pthread_rwlock_clockrdlock),
-	RW_SYM(pthread_rwlock_wrlock),      RW_SYM(pthread_rwlock_trywrlock),
-	RW_SYM(pthread_rwlock_timedwrlock), RW_SYM(pthread_rwlock_clockwrlock),
-	RW_SYM(pthread_rwlock_unlock),
-};
-
-static const char *expected_lib(void)
-{
-	const char *e = getenv("EXPECT_RWLOCK_LIB");
-
-	return (e && *e) ? e : "libc.so.6";
-}
-
 static void expect_defined_in(const char *what, const char *name, void *addr)
 {
 	Dl_info info;
@@ -42,30 +20,30 @@ static void expect_defined_in(const char *what, const char *name, void *addr)
 		      "dladdr found no object for %s (%s at %p)", name, what, addr);
 	snprintf(buf, sizeof(buf), "%s", info.dli_fname);
 	base = basename(buf);
-	ck_assert_msg(strcmp(base, expected_lib()) == 0,
+	ck_assert_msg(strcmp(base, expected_rwlock_lib()) == 0,
 		      "%s (%s) is defined in %s (symbol %s), expected %s", name, what, info.dli_fname,
-		      info.dli_sname ? info.dli_sname : "?", expected_lib());
+		      info.dli_sname ? info.dli_sname : "?", expected_rwlock_lib());
 }
 
 START_TEST(all_eleven_rwlock_symbols_resolve_non_null)
 {
-	for (size_t i = 0; i < NELEM(rw_syms); i++) {
-		void *p = dlsym(RTLD_DEFAULT, rw_syms[i].name);
+	for (size_t i = 0; i < NELEM(rwlock_fns); i++) {
+		void *p = dlsym(RTLD_DEFAULT, rwlock_fns[i].name);
 
-		ck_assert_msg(p != NULL, "dlsym(RTLD_DEFAULT, \"%s\") returned NULL: %s", rw_syms[i].name,
+		ck_assert_msg(p != NULL, "dlsym(RTLD_DEFAULT, \"%s\") returned NULL: %s", rwlock_fns[i].name,
 			      dlerror());
-		ck_assert_msg(rw_syms[i].addr != NULL, "&%s is NULL", rw_syms[i].name);
+		ck_assert_msg(rwlock_fns[i].addr != NULL, "&%s is NULL", rwlock_fns[i].name);
 	}
 }
 END_TEST
 
 START_TEST(rwlock_symbols_from_dlsym_are_defined_in_expected_library)
 {
-	for (size_t i = 0; i < NELEM(rw_syms); i++) {
-		void *p = dlsym(RTLD_DEFAULT, rw_syms[i].name);
+	for (size_t i = 0; i < NELEM(rwlock_fns); i++) {
+		void *p = dlsym(RTLD_DEFAULT, rwlock_fns[i].name);
 
-		ck_assert_msg(p != NULL, "dlsym(RTLD_DEFAULT, \"%s\") returned NULL", rw_syms[i].name);
-		expect_defined_in("dlsym(RTLD_DEFAULT)", rw_syms[i].name, p);
+		ck_assert_msg(p != NULL, "dlsym(RTLD_DEFAULT, \"%s\") returned NULL", rwlock_fns[i].name);
+		expect_defined_in("dlsym(RTLD_DEFAULT)", rwlock_fns[i].name, p);
 	}
 }
 END_TEST
@@ -75,8 +53,8 @@ START_TEST(rwlock_functions_called_by_program_are_defined_in_expected_library)
 	/* addresses taken in this program's code: what its calls resolve to */
 	expect_defined_in("address taken in the program", "pthread_rwlock_rdlock",
 			  (void *)&pthread_rwlock_rdlock);
-	for (size_t i = 0; i < NELEM(rw_syms); i++)
-		expect_defined_in("address taken in the program", rw_syms[i].name, rw_syms[i].addr);
+	for (size_t i = 0; i < NELEM(rwlock_fns); i++)
+		expect_defined_in("address taken in the program", rwlock_fns[i].name, rwlock_fns[i].addr);
 }
 END_TEST
 
