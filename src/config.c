@@ -258,7 +258,7 @@ static const char *file_setting(const char *name, char copy[PATH_MAX], const cha
 /* The profile's settings (BRAVO_PROFILE, BRAVO_PROFILE_*). */
 static void profile_settings(void)
 {
-	unsigned long on = 0, top = 10, locks = 16384;
+	unsigned long on = 0, top = 10, locks = 16384, sample = 64;
 	unsigned sort = 0;
 	bool file_bad;
 	const char *file = file_setting("BRAVO_PROFILE_FILE", profile_file_copy, "profile",
@@ -268,12 +268,14 @@ static void profile_settings(void)
 	env_uint_desc("BRAVO_PROFILE_TOP", 0, 1000000, false, &top, NULL);
 	env_choice_of("BRAVO_PROFILE_SORT", config_profile_sort_names, 5, &sort);
 	env_uint("BRAVO_PROFILE_LOCKS", 1, 1u << 20, false, &locks);
+	env_uint("BRAVO_PROFILE_SAMPLE", 1, 1u << 20, false, &sample);
 	/* An unusable BRAVO_PROFILE_FILE: the profile goes nowhere. */
 	config.profile = !file_bad && (on != 0 || file);
 	config.profile_file = file;
 	config.profile_top = (unsigned)top;
 	config.profile_sort = sort;
 	config.profile_locks = (unsigned)locks;
+	config.profile_sample = (unsigned)sample;
 }
 
 static void config_read(void)

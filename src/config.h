@@ -29,7 +29,10 @@
  *   BRAVO_PROFILE_SORT wait (default), acquisitions, slow-reads,
  *                     revocations or writer-share: what "busiest" means
  *   BRAVO_PROFILE_LOCKS the most locks the profile keeps a record of
- *                     (default 16384); the rest are counted as dropped
+ *                     (default 16384); the least acquired are evicted
+ *   BRAVO_PROFILE_SAMPLE N: the profile counts one uncontended acquisition
+ *                     in N, each as N (default 64; 1: every acquisition,
+ *                     every call on the full path)
  *   BRAVO_COHORT_NODES   Cohort-RW: split the online CPUs into K artificial
  *                     NUMA nodes (default: the machine's nodes, via libnuma)
  *   BRAVO_COHORT_HANDOFF Cohort-RW: local writer hand-offs before the global
@@ -65,6 +68,7 @@ struct config {
 	unsigned profile_top;   /* 0: every lock */
 	unsigned profile_sort;  /* enum profile_sort (profile.h) */
 	unsigned profile_locks;
+	unsigned profile_sample; /* 1: exact; N: one uncontended acquisition in N */
 };
 
 extern struct config config LIBBRAVO_HIDDEN;

@@ -510,14 +510,14 @@ void profile_waited(struct profile_lock *p, bool write, uint64_t ns)
 	}
 }
 
-void profile_read(struct profile_lock *p, enum profile_read how)
+void profile_read(struct profile_lock *p, enum profile_read how, uint64_t n)
 {
 	struct shard *sh = shard_here(p);
 
 	profile_counted(p);
-	add(&sh->v[PC_READS], 1);
+	add(&sh->v[PC_READS], n);
 	if (how < PROFILE_READ_NA)
-		add(&sh->v[PC_FAST + how], 1);
+		add(&sh->v[PC_FAST + how], n);
 }
 
 /* A revocation, by this thread: the lock it is acquiring made it. */
@@ -560,9 +560,9 @@ static void hold_open(const void *lock, struct profile_lock *p, uint64_t start)
 	e->lock = lock;
 }
 
-void profile_write(struct profile_lock *p, const void *lock, uint64_t start)
+void profile_write(struct profile_lock *p, const void *lock, uint64_t start, uint64_t n)
 {
-	add(&shard_here(p)->v[PC_WRITES], 1);
+	add(&shard_here(p)->v[PC_WRITES], n);
 	profile_counted(p);
 	hold_open(lock, p, start);
 }

@@ -143,9 +143,12 @@ static inline void profile_leave(const struct profile_pending *outer, struct pro
 uint64_t profile_clock_ns(void);
 /* A blocking call that had to wait, for ns (write: a writer's wait). */
 void profile_waited(struct profile_lock *p, bool write, uint64_t ns);
-/* An acquisition: a read of class how, or a write (whose hold began at start). */
-void profile_read(struct profile_lock *p, enum profile_read how);
-void profile_write(struct profile_lock *p, const void *lock, uint64_t start);
+/*
+ * An acquisition: a read of class how, or a write (whose hold began at
+ * start), counted as n (a sample counts for the acquisitions it stands for).
+ */
+void profile_read(struct profile_lock *p, enum profile_read how, uint64_t n);
+void profile_write(struct profile_lock *p, const void *lock, uint64_t start, uint64_t n);
 /*
  * The acquisition that looked p up has counted what it had to: a record
  * its lookup made may now be evicted.  profile_read and profile_write do

@@ -79,13 +79,20 @@ static __thread bool loading;
 
 /*
  * The write fast path and the read try-lock path open once the library is
- * loaded, unless strict mode, statistics or the profile want to see every
- * call.
- * Acquire/release: a thread that finds them open finds glibc's functions
- * resolved (BRAVO-pthread's try-locks call them), as ensure_loaded would
- * have.
+ * loaded, unless strict mode or statistics want to see every call.  With
+ * the profile they are sampled: shut inline, and taken out of line
+ * (rdlock_sampled, wrlock_sampled), where one acquisition in
+ * config.profile_sample is counted (BRAVO_PROFILE_SAMPLE=1: shut).
+ * Acquire/release: a thread that finds them open or sampled finds glibc's
+ * functions resolved (BRAVO-pthread's try-locks call them) and the
+ * profile started, as ensure_loaded would have.
  */
-static atomic_bool fast_paths_open;
+enum fast_paths { FAST_PATHS_SHUT, FAST_PATHS_OPEN, FAST_PATHS_SAMPLED };
+/* A variant with paths that do not wait (variant.h): the profile samples them. */
+#if defined(VARIANT_READ_NOWAIT) && defined(VARIANT_WRITE_FAST)
+#define SAMPLED_FAST_PATHS 1
+#endif
+static _Atomic uint8_t fast_paths;
 
 /*
  * Loaded, and neither strict mode nor the profile wants to see the
@@ -97,6 +104,19 @@ static atomic_bool fast_paths_open;
 static atomic_bool acquire_plain;
 
 static void profile_load(void);
+
+static enum fast_paths fast_paths_chosen(void)
+{
+	if (config.strict || config.stats)
+		return FAST_PATHS_SHUT;
+	if (!config.profile)
+		return FAST_PATHS_OPEN;
+#ifdef SAMPLED_FAST_PATHS
+	if (profile_on && config.profile_sample > 1)
+		return FAST_PATHS_SAMPLED;
+#endif
+	return FAST_PATHS_SHUT;
+}
 
 static void libbravo_load_once(void)
 {
@@ -112,8 +132,7 @@ static void libbravo_load_once(void)
 	held_init();
 	variant_load();
 	config_announce(variant_name, variant_detail());
-	atomic_store_explicit(&fast_paths_open, !config.strict && !config.stats && !config.profile,
-			      memory_order_release);
+	atomic_store_explicit(&fast_paths, fast_paths_chosen(), memory_order_release);
 	errno = saved_errno;
 }
 
@@ -421,9 +440,9 @@ static __attribute__((noinline)) int pshared_profiled(pthread_rwlock_t *rw, enum
 	if (r)
 		profile_counted(p);
 	else if (mode == HELD_READ)
-		profile_read(p, PROFILE_READ_NA);
+		profile_read(p, PROFILE_READ_NA, 1);
 	else
-		profile_write(p, rw, c.start);
+		profile_write(p, rw, c.start, 1);
 	return r;
 }
 
@@ -511,10 +530,10 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 		return r;
 	}
 	if (mode == HELD_READ) {
-		profile_read(p, variant_read_class(rw, data, seen));
+		profile_read(p, variant_read_class(rw, data, seen), 1);
 	} else {
 		profile_mark_writer(rw);
-		profile_write(p, rw, c.start);
+		profile_write(p, rw, c.start, 1);
 	}
 	stats_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
 	return 0;
@@ -711,12 +730,18 @@ EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
  * BRAVO's waiting writers; the full path then counts the re-entry).  Shut
  * as the write fast path is, and for process-shared locks.
  */
-/* The try-lock paths are open for rw (fast_paths_open); pshared_too: also if process-shared. */
+/* The try-lock paths are open for rw (fast_paths); pshared_too: also if process-shared. */
 static inline __attribute__((always_inline)) bool try_paths_open(pthread_rwlock_t *rw,
 								 bool pshared_too)
 {
-	return atomic_load_explicit(&fast_paths_open, memory_order_acquire) &&
+	return atomic_load_explicit(&fast_paths, memory_order_acquire) == FAST_PATHS_OPEN &&
 	       (pshared_too || !handle_is_pshared(rw));
+}
+
+/* The fast paths are sampled (the profile's); the caller's full path goes there instead. */
+static inline bool fast_paths_sampled(void)
+{
+	return atomic_load_explicit(&fast_paths, memory_order_acquire) == FAST_PATHS_SAMPLED;
 }
 
 /* rw: through forget_nonnull */
@@ -734,8 +759,16 @@ static inline __attribute__((always_inline)) bool rdlock_fast(pthread_rwlock_t *
 	return false;
 }
 
+#ifdef SAMPLED_FAST_PATHS
+static int rdlock_sampled(pthread_rwlock_t *rw, const void *caller, bool try);
+#endif
+
 static __attribute__((noinline)) int rdlock_full(pthread_rwlock_t *rw, const void *caller, bool try)
 {
+#ifdef SAMPLED_FAST_PATHS
+	if (__builtin_expect(fast_paths_sampled(), 0))
+		return rdlock_sampled(rw, caller, try);
+#endif
 	return rwlock_acquire(rw, HELD_READ, try, NULL, caller);
 }
 
@@ -846,8 +879,16 @@ static inline __attribute__((always_inline)) enum write_fast wrlock_fast(pthread
 	return WRITE_FAST_MISS;
 }
 
+#ifdef SAMPLED_FAST_PATHS
+static int wrlock_sampled(pthread_rwlock_t *rw, bool try, const void *caller);
+#endif
+
 static __attribute__((noinline)) int wrlock_slow(pthread_rwlock_t *rw, bool try, const void *caller)
 {
+#ifdef SAMPLED_FAST_PATHS
+	if (__builtin_expect(fast_paths_sampled(), 0))
+		return wrlock_sampled(rw, try, caller);
+#endif
 	return rwlock_acquire(rw, HELD_WRITE, try, NULL, caller);
 }
 
@@ -892,6 +933,187 @@ EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 		return wrlock_slow(rw, true, CALLER);
 	}
 }
+
+/* ---- the fast paths, sampled by the profile ---- */
+
+/*
+ * With the profile on (and BRAVO_PROFILE_SAMPLE above 1), the acquisitions
+ * that do not wait -- a read through BRAVO's table, the read try-lock, the
+ * write fast path -- are taken here, out of line, by the same variant
+ * calls and recorded under the same rules as rdlock_fast, rdlock_slow and
+ * wrlock_fast take them inline when the paths are open.  Of these, one in
+ * N (config.profile_sample) is the sample, and the profile counts it as
+ * N; the others count nothing.  Whatever they cannot take goes to the full
+ * path (acquire_profiled), which counts every acquisition, wait and
+ * revocation; so does a write whose fast path found bias to revoke.
+ *
+ * The gaps between samples are drawn per thread and per mode, uniformly
+ * in [0, 2N - 2] (mean N - 1): a thread that alternates between locks
+ * does not sample the same one every time.  A sample that could not be
+ * taken fast stays due: the next fast acquisition is the sample, so the
+ * estimate of the fast acquisitions stays unbiased.  A signal handler's
+ * acquisitions in between only move the sample.
+ */
+#ifdef SAMPLED_FAST_PATHS
+enum sample_mode { SAMPLE_READ, SAMPLE_WRITE };
+
+static __thread uint32_t sample_gap[2] __attribute__((tls_model("initial-exec")));
+static __thread uint64_t sample_rng __attribute__((tls_model("initial-exec")));
+
+/* Is this thread's next fast acquisition in mode m the sample? */
+static inline bool sample_due(enum sample_mode m)
+{
+	return sample_gap[m] == 0;
+}
+
+/* A fast acquisition that was not the sample. */
+static inline void sample_skip(enum sample_mode m)
+{
+	if (sample_gap[m] != 0)
+		sample_gap[m]--;
+}
+
+/* The sample was taken: draw the gap to the next. */
+static void sample_draw(enum sample_mode m)
+{
+	uint32_t n = config.profile_sample;
+
+	if (sample_rng == 0)
+		sample_rng = (uintptr_t)&sample_rng | 1; /* differs per thread */
+	sample_rng = sample_rng * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+	sample_gap[m] = (uint32_t)((sample_rng >> 33) % (2 * (uint64_t)n - 1));
+}
+
+static __attribute__((noinline)) void read_sampled(pthread_rwlock_t *rw, uintptr_t data,
+						   uint64_t seen, const void *caller)
+{
+	struct profile_lock *p = profile_lock_of(rw, profile_kind_of(rw), caller);
+
+	profile_read(p, variant_read_class(rw, data, seen), config.profile_sample);
+}
+
+/* rdlock_full's, with the fast paths sampled. */
+static __attribute__((noinline)) int rdlock_sampled(pthread_rwlock_t *rw, const void *caller,
+						     bool try)
+{
+	bool due = sample_due(SAMPLE_READ);
+	uint64_t seen = due ? variant_read_seen(rw) : 0;
+	enum held_mode entry = HELD_READ | HELD_FAST;
+	uintptr_t data = 0;
+
+	if (handle_is_pshared(rw))
+		goto full; /* pshared_profiled counts every one */
+	if (!variant_read_settle(rw, &data)) {
+		entry = HELD_READ;
+		switch (variant_read_nowait(rw)) {
+		case READ_NOWAIT_HELD:
+			break;
+		case READ_NOWAIT_SETTLE:
+			if (variant_read_settle(rw, &data)) {
+				entry = HELD_READ | HELD_FAST;
+				break;
+			}
+			goto full;
+		default:
+			goto full;
+		}
+	}
+	if (__builtin_expect(!held_push_fast(rw, entry, data), 0)) {
+		if (data)
+			variant_read_fast_unlock(data);
+		else
+			variant_read_unlock(rw, 0);
+		goto full;
+	}
+	if (__builtin_expect(!due, 1)) {
+		sample_skip(SAMPLE_READ);
+		return 0;
+	}
+	sample_draw(SAMPLE_READ);
+	read_sampled(rw, data, seen, caller);
+	return 0;
+full:
+	return rwlock_acquire(rw, HELD_READ, try, NULL, caller);
+}
+
+/*
+ * The write fast path found bias to revoke: the revocation is counted, and
+ * so is the write, whether the revocation that never waits takes it or the
+ * full path does.
+ */
+static __attribute__((noinline)) int wrlock_revoke_profiled(pthread_rwlock_t *rw, bool try,
+							     const void *caller)
+{
+	struct profile_lock *p = profile_lock_of(rw, profile_kind_of(rw), caller);
+	uint32_t life = profile_life(p);
+	struct profile_pending outer;
+	bool held;
+
+	profile_enter(&outer, rw);
+	held = variant_write_fast_revoke(rw);
+	if (__builtin_expect(profile_life(p) != life, 0))
+		p = profile_lock_of(rw, profile_kind_of(rw), caller);
+	profile_leave(&outer, p);
+	if (!held) {
+		profile_counted(p);
+		return rwlock_acquire(rw, HELD_WRITE, try, NULL, caller);
+	}
+	profile_mark_writer(rw);
+	profile_write(p, rw, profile_clock_ns(), 1);
+	return 0;
+}
+
+/*
+ * wrlock_slow's, with the fast paths sampled.  The sample's record is
+ * looked up and its hold's clock read before the try-lock, as
+ * acquire_profiled does, so that neither is inside its critical section.
+ */
+static __attribute__((noinline)) int wrlock_sampled(pthread_rwlock_t *rw, bool try,
+						     const void *caller)
+{
+	struct profile_lock *p = NULL;
+	uint64_t start = 0;
+	uint32_t life = 0;
+	bool due;
+
+	if (handle_is_pshared(rw))
+		goto full; /* pshared_profiled counts every one */
+	due = sample_due(SAMPLE_WRITE);
+	if (due) {
+		p = profile_lock_of(rw, profile_kind_of(rw), caller);
+		life = profile_life(p);
+		start = profile_clock_ns();
+	}
+	switch (variant_write_fast(rw)) {
+	case WRITE_FAST_HELD:
+		if (WRITE_HOLDS_LISTED &&
+		    !held_push_fast(rw, due ? HELD_WRITE | HELD_PROFILED : HELD_WRITE, 0)) {
+			variant_write_unlock(rw, 0);
+			break;
+		}
+		if (__builtin_expect(!due, 1)) {
+			sample_skip(SAMPLE_WRITE);
+			return 0;
+		}
+		sample_draw(SAMPLE_WRITE);
+		if (__builtin_expect(profile_life(p) != life, 0))
+			p = profile_lock_of(rw, profile_kind_of(rw), caller);
+		profile_mark_writer(rw);
+		profile_write(p, rw, start, config.profile_sample);
+		return 0;
+	case WRITE_FAST_REVOKE:
+		if (p)
+			profile_counted(p);
+		return wrlock_revoke_profiled(rw, try, caller);
+	default:
+		break;
+	}
+	if (p)
+		profile_counted(p);
+full:
+	return rwlock_acquire(rw, HELD_WRITE, try, NULL, caller);
+}
+#endif /* SAMPLED_FAST_PATHS */
 
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime)
 {

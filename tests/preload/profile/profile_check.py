@@ -32,6 +32,8 @@ LIMIT_S = 60
 
 variant, lib, prog = sys.argv[1:4]
 bravo = variant.startswith('bravo-')
+# Variants without a path that takes a lock without waiting: nothing to sample.
+exact_only = variant in ('cohort-rw', 'percpu')
 failures = []
 tmp = tempfile.mkdtemp(prefix='profile_check.')
 
@@ -41,10 +43,14 @@ def bad(check, why):
 
 
 def run(args=(), **settings):
-    """(stdout, stderr) of the program under the variant with settings."""
+    """(stdout, stderr) of the program under the variant with settings.
+    Every acquisition counted (BRAVO_PROFILE_SAMPLE=1) unless settings say
+    otherwise; a setting of None is left unset."""
     env = {k: v for k, v in os.environ.items() if not k.startswith('BRAVO_')}
-    env.update(LD_PRELOAD=lib, EXPECT_RWLOCK_LIB='libbravo-%s.so' % variant)
+    env.update(LD_PRELOAD=lib, EXPECT_RWLOCK_LIB='libbravo-%s.so' % variant,
+               BRAVO_PROFILE_SAMPLE='1')
     env.update(settings)
+    env = {k: v for k, v in env.items() if v is not None}
     r = subprocess.run([prog] + list(args), env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True, timeout=LIMIT_S)
     if r.returncode != 0:
@@ -338,6 +344,49 @@ def check_stats_totals():
                 % (want, got))
 
 
+def check_sampled():
+    """The default BRAVO_PROFILE_SAMPLE (64): the acquisitions that do not
+    wait are sampled, one in 64 counted as 64.  The default lock's 200000
+    reads and 20000 writes are estimated within 20%, its read classes add
+    up to its reads, some of its write holds are timed; what is never
+    sampled stays exact: every count of the process-shared lock, the
+    contended lock's one read that waited.  Every lock made by init has
+    its row (the static lock, first used on a fast path, has one only if
+    sampled).  Cohort-RW and Per-CPU, whose every call takes the full
+    path, count every acquisition exactly."""
+    reads, writes = 200000, 20000
+    out, err, header, rows = profile_csv('sampled', ['many', str(reads), str(writes)],
+                                         BRAVO_PROFILE_SAMPLE=None, BRAVO_PROFILE_TOP='0')
+    lives, pid, _ = lives_of(out)
+    by_life = {(r['lock'], int(r['generation'])): r for r in rows if r['pid'] == pid}
+    for key, life in lives.items():
+        name, r = life['name'], by_life.get(key)
+        if r is None:
+            if name != 'static':
+                bad('sampled: %s keeps its row' % name, 'no row')
+            continue
+        for k in ('kind', 'state'):
+            if r[k] != life[k]:
+                bad('sampled: %s of %s' % (k, name), 'want %s, got %s' % (life[k], r[k]))
+        if name == 'default' and not exact_only:
+            for k, want in (('reads', reads), ('writes', writes)):
+                if not 0.8 * want <= int(r[k]) <= 1.2 * want:
+                    bad('sampled: %s of default estimated within 20%%' % k,
+                        'want %d, got %s' % (want, r[k]))
+            if not 1 <= int(r['write_holds']) < writes:
+                bad('sampled: some of default\'s write holds timed', 'got %s' % r['write_holds'])
+            check_bravo_columns(r, dict(life, reads=int(r['reads'])))
+        elif name == 'default':
+            check_life(r, life, False)
+        elif name == 'shared':
+            for k in ('reads', 'writes'):
+                if int(r[k]) != life[k]:
+                    bad('sampled: process-shared %s exact' % k,
+                        'want %d, got %s' % (life[k], r[k]))
+        elif name == 'contended' and int(r['read_waits']) != 1:
+            bad('sampled: the read that waited counted', 'read_waits %s' % r['read_waits'])
+
+
 def check_without_libdw():
     """Where libdw cannot serve (here a libdw.so.1 that lacks its
     functions), the profile names sites by dladdr alone, says so and why,
@@ -385,6 +434,7 @@ def check_malformed():
         bad('BRAVO_PROFILE=maybe: the profile stays off', 'got %r' % err)
     path = os.path.join(tmp, 'malformed.csv')
     for setting, value, want in (('BRAVO_PROFILE_TOP', 'ten', 'using 10'),
+                                 ('BRAVO_PROFILE_SAMPLE', '0', 'using 64'),
                                  ('BRAVO_PROFILE_LOCKS', '0', 'using 16384')):
         out, err = one_line(setting, value, want, BRAVO_PROFILE_FILE=path)
         if len(err.splitlines()) != 1:
@@ -428,6 +478,7 @@ def main():
     check_limit()
     check_churn()
     check_stats_totals()
+    check_sampled()
     check_without_libdw()
     check_silence()
     check_malformed()
@@ -436,7 +487,7 @@ def main():
         print('profile_check: %s: FAIL: %s' % (variant, f))
     if not failures:
         print('profile_check: %s: every lock life exact (%d), CSV header, table, top-N, five '
-              'sorts, limit, eviction under churn, the statistics\' totals, fork, dladdr '
+              'sorts, limit, eviction under churn, the statistics\' totals, sampling, fork, dladdr '
               'without libdw, malformed settings, file safety, silence when off%s'
               % (variant, len(lives), '' if libdw else
                  '; call site functions and lines NOT checked: libdw not available'))

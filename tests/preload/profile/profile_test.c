@@ -24,6 +24,10 @@
  * exactly once.  A write hold is also released out of order (not the most
  * recent hold), and a read re-entry is made (not an acquisition).
  *
+ * With the arguments "many R W", the default lock takes R reads and W
+ * writes instead of 100 and 10 (enough for the profile's sampling to
+ * estimate them).
+ *
  * With the arguments "churn N T", the program instead makes a lock "hot"
  * (200 reads), then T threads use N locks at N distinct addresses once
  * each, never initialized or destroyed (as std::shared_mutex churns
@@ -339,10 +343,16 @@ static int churn(unsigned n, unsigned threads)
 
 int main(int argc, char **argv)
 {
+	unsigned default_reads = 100, default_writes = 10;
+
 	rwlock_lib_require("profile_test"); /* which library answered (EXPECT_RWLOCK_LIB) */
 	if (argc > 3 && strcmp(argv[1], "churn") == 0)
 		return churn((unsigned)strtoul(argv[2], NULL, 10), (unsigned)strtoul(argv[3], NULL, 10));
 
+	if (argc > 3 && strcmp(argv[1], "many") == 0) {
+		default_reads = (unsigned)strtoul(argv[2], NULL, 10);
+		default_writes = (unsigned)strtoul(argv[3], NULL, 10);
+	}
 	make_default_lock();
 	make_writer_lock();
 	make_shared_lock();
@@ -351,7 +361,7 @@ int main(int argc, char **argv)
 	make_reinit_lock_first();
 	make_contended_lock();
 
-	reads_and_writes(DEFAULT, 100, 10);
+	reads_and_writes(DEFAULT, default_reads, default_writes);
 	reads_and_writes(WRITER, 50, 49);
 	reads_and_writes(SHARED, 30, 5);
 	reads_and_writes(STATIC, 6, 2);
