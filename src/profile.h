@@ -5,26 +5,31 @@
  * program made them, and how each behaved under this variant.
  *
  * Off by default, and then nothing here runs: rwlock.c calls these only
- * where profile_on is set, and with the profile on it keeps every call on
- * its full path (as with statistics), so the fast paths never see it.
+ * where profile_on is set, and the inline fast paths never see it.  With
+ * the profile on, rwlock.c takes the acquisitions that do not wait out of
+ * line and counts one in config.profile_sample of them (the sample) as
+ * that many (rdlock_sampled, wrlock_sampled); every other acquisition
+ * takes the full path and is counted exactly.  BRAVO_PROFILE_SAMPLE=1, or
+ * statistics, keep every call on the full path.
  *
  * One record per lock life, keyed by the lock's address: made by
- * pthread_rwlock_init or by the first use of an address that has none
- * (static initializers), with the caller of that call as the lock's site.
+ * pthread_rwlock_init or by the first counted use of an address that has
+ * none (static initializers), with the caller of that call as the lock's
+ * site.
  * A destroy ends the life (the record stays, marked destroyed); an init of
  * an address that has a record, or a use after its destroy, starts the
  * next generation, and the old record stays.  At most
  * config.profile_locks records: when they are all taken, the least
  * acquired are evicted (their counts kept together in one row).
  *
- * What a record counts (rwlock.c calls in, all on the full path): read and
- * write acquisitions (not read re-entries), each read's class (a read
- * through BRAVO's table, or a slow read by cause; nothing under a variant
- * without BRAVO, or for a process-shared lock), the waits (a blocking
- * call whose try-lock failed, timed with CLOCK_MONOTONIC around the
- * blocking call only), BRAVO's revocations made while acquiring it, and
- * write holds (from the write acquisition to its unlock, through the
- * thread's open holds below).
+ * What a record counts (rwlock.c calls in, from the full path or with a
+ * sample): read and write acquisitions (not read re-entries), each read's
+ * class (a read through BRAVO's table, or a slow read by cause; nothing
+ * under a variant without BRAVO, or for a process-shared lock), the waits
+ * (a blocking call whose try-lock failed, timed with CLOCK_MONOTONIC
+ * around the blocking call only), BRAVO's revocations made while
+ * acquiring it, and write holds (from the write acquisition to its
+ * unlock, through the thread's open holds below).
  *
  * Concurrency: records are shared by every thread.  The hot counters
  * (acquisitions and read classes) are split in per-CPU shards of one cache
