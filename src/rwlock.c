@@ -996,13 +996,17 @@ static __attribute__((noinline)) void read_sampled(pthread_rwlock_t *rw, uintptr
 static __attribute__((noinline)) int rdlock_sampled(pthread_rwlock_t *rw, const void *caller,
 						     bool try)
 {
-	bool due = sample_due(SAMPLE_READ);
-	uint64_t seen = due ? variant_read_seen(rw) : 0;
 	enum held_mode entry = HELD_READ | HELD_FAST;
 	uintptr_t data = 0;
+	uint64_t seen = 0;
+	bool due;
 
-	if (handle_is_pshared(rw))
+	/* rdlock_slow sends NULL here too: rwlock_acquire's EINVAL */
+	if (null_ptr(rw) || handle_is_pshared(rw))
 		goto full; /* pshared_profiled counts every one */
+	due = sample_due(SAMPLE_READ);
+	if (due)
+		seen = variant_read_seen(rw);
 	if (!variant_read_settle(rw, &data)) {
 		entry = HELD_READ;
 		switch (variant_read_nowait(rw)) {
@@ -1076,7 +1080,8 @@ static __attribute__((noinline)) int wrlock_sampled(pthread_rwlock_t *rw, bool t
 	uint32_t life = 0;
 	bool due;
 
-	if (handle_is_pshared(rw))
+	/* wrlock_fast sends NULL here too: rwlock_acquire's EINVAL */
+	if (null_ptr(rw) || handle_is_pshared(rw))
 		goto full; /* pshared_profiled counts every one */
 	due = sample_due(SAMPLE_WRITE);
 	if (due) {
