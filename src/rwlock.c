@@ -984,6 +984,16 @@ static void sample_draw(enum sample_mode m)
 	sample_gap[m] = (uint32_t)((sample_rng >> 33) % (2 * (uint64_t)n - 1));
 }
 
+/*
+ * A lock the sampled paths may take: not NULL (rdlock_slow and wrlock_fast
+ * send it here too; rwlock_acquire answers EINVAL), not process-shared
+ * (pshared_profiled counts every acquisition of those).
+ */
+static inline bool sampled_paths_take(pthread_rwlock_t *rw)
+{
+	return !null_ptr(rw) && !handle_is_pshared(rw);
+}
+
 static __attribute__((noinline)) void read_sampled(pthread_rwlock_t *rw, uintptr_t data,
 						   uint64_t seen, const void *caller)
 {
@@ -1001,9 +1011,8 @@ static __attribute__((noinline)) int rdlock_sampled(pthread_rwlock_t *rw, const 
 	uint64_t seen = 0;
 	bool due;
 
-	/* rdlock_slow sends NULL here too: rwlock_acquire's EINVAL */
-	if (null_ptr(rw) || handle_is_pshared(rw))
-		goto full; /* pshared_profiled counts every one */
+	if (!sampled_paths_take(rw))
+		goto full;
 	due = sample_due(SAMPLE_READ);
 	if (due)
 		seen = variant_read_seen(rw);
@@ -1080,9 +1089,8 @@ static __attribute__((noinline)) int wrlock_sampled(pthread_rwlock_t *rw, bool t
 	uint32_t life = 0;
 	bool due;
 
-	/* wrlock_fast sends NULL here too: rwlock_acquire's EINVAL */
-	if (null_ptr(rw) || handle_is_pshared(rw))
-		goto full; /* pshared_profiled counts every one */
+	if (!sampled_paths_take(rw))
+		goto full;
 	due = sample_due(SAMPLE_WRITE);
 	if (due) {
 		p = profile_lock_of(rw, profile_kind_of(rw), caller);
