@@ -118,6 +118,12 @@ static enum fast_paths fast_paths_chosen(void)
 	return FAST_PATHS_SHUT;
 }
 
+/* The fast paths are sampled (the profile's): acquire_observed takes them. */
+static inline bool fast_paths_sampled(void)
+{
+	return atomic_load_explicit(&fast_paths, memory_order_acquire) == FAST_PATHS_SAMPLED;
+}
+
 static void libbravo_load_once(void)
 {
 	int saved_errno = errno; /* the first call may be the program's */
@@ -398,6 +404,35 @@ static inline void profiled_count_wait(struct profile_lock *p, enum held_mode mo
 		profile_waited(p, mode == HELD_WRITE, c->wait_ns);
 }
 
+/*
+ * A lock's record, looked up before an algorithm call, so that a write's
+ * critical section does not hold the lookup, and looked up again after it
+ * only if eviction reused the record meanwhile (its life changed).
+ */
+struct profiled_lock {
+	struct profile_lock *p;
+	uint32_t life;
+	enum profile_kind kind;
+	const void *caller;
+};
+
+static inline void profiled_lookup(struct profiled_lock *pl, pthread_rwlock_t *rw,
+				   enum profile_kind kind, const void *caller)
+{
+	pl->p = profile_lock_of(rw, kind, caller);
+	pl->life = profile_life(pl->p);
+	pl->kind = kind;
+	pl->caller = caller;
+}
+
+/* The record of the lock's life now. */
+static inline struct profile_lock *profiled_record(struct profiled_lock *pl, pthread_rwlock_t *rw)
+{
+	if (__builtin_expect(profile_life(pl->p) != pl->life, 0))
+		pl->p = profile_lock_of(rw, pl->kind, pl->caller);
+	return pl->p;
+}
+
 /* ---- process-shared locks: glibc's, in place ---- */
 
 static int pshared_call(pthread_rwlock_t *rw, enum held_mode mode, bool try,
@@ -421,11 +456,12 @@ static __attribute__((noinline)) int pshared_profiled(pthread_rwlock_t *rw, enum
 							bool try, const struct deadline *dl,
 							const void *caller)
 {
-	struct profile_lock *p = profile_lock_of(rw, PROFILE_KIND_PSHARED, caller);
-	uint32_t life = profile_life(p); /* see acquire_profiled */
+	struct profiled_lock pl;
+	struct profile_lock *p;
 	struct profiled_call c;
 	int r;
 
+	profiled_lookup(&pl, rw, PROFILE_KIND_PSHARED, caller);
 	profiled_begin(&c, mode);
 	r = pshared_call(rw, mode, true, NULL);
 	if (r != 0 && !try) {
@@ -434,8 +470,7 @@ static __attribute__((noinline)) int pshared_profiled(pthread_rwlock_t *rw, enum
 		r = pshared_call(rw, mode, false, dl);
 		profiled_wait_end(&c, t0, r);
 	}
-	if (__builtin_expect(profile_life(p) != life, 0))
-		p = profile_lock_of(rw, PROFILE_KIND_PSHARED, caller);
+	p = profiled_record(&pl, rw);
 	profiled_count_wait(p, mode, &c);
 	if (r)
 		profile_counted(p);
@@ -487,19 +522,15 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 						       bool try, const struct deadline *dl,
 						       const void *caller)
 {
-	/*
-	 * Looked up before the call, so that a write's critical section does
-	 * not hold the lookup; looked up again after it only if eviction
-	 * reused the record meanwhile (its life changed).
-	 */
-	struct profile_lock *p = profile_lock_of(rw, profile_kind_of(rw), caller);
-	uint32_t life = profile_life(p);
 	uint64_t seen = mode == HELD_READ ? variant_read_seen(rw) : 0;
 	struct profile_pending outer;
+	struct profiled_lock pl;
+	struct profile_lock *p;
 	struct profiled_call c;
 	uintptr_t data = 0;
 	int r;
 
+	profiled_lookup(&pl, rw, profile_kind_of(rw), caller);
 	profiled_begin(&c, mode);
 	profile_enter(&outer, rw);
 	r = algo_trylock(rw, mode, &data);
@@ -521,8 +552,7 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 			r = EAGAIN;
 		}
 	}
-	if (__builtin_expect(profile_life(p) != life, 0))
-		p = profile_lock_of(rw, profile_kind_of(rw), caller);
+	p = profiled_record(&pl, rw);
 	profile_leave(&outer, p);
 	profiled_count_wait(p, mode, &c);
 	if (r) {
@@ -589,10 +619,179 @@ out:
 	return 0;
 }
 
+/* ---- the fast paths, sampled by the profile ---- */
+
+/*
+ * With the profile on (and BRAVO_PROFILE_SAMPLE above 1) the inline paths
+ * are shut, so every call comes to acquire_observed.  There, before the
+ * holds are looked up, the acquisitions that do not wait -- a read through
+ * BRAVO's table, the read try-lock, the write fast path -- are taken by
+ * the same variant calls and recorded under the same rules as rdlock_fast,
+ * rdlock_slow and wrlock_fast take them inline when the paths are open.
+ * Of these, one in N (config.profile_sample) is the sample, and the
+ * profile counts it as N; the others count nothing.  Whatever they cannot
+ * take goes on to the full path (acquire_profiled), which counts every
+ * acquisition, wait and revocation; so does a write whose fast path found
+ * bias to revoke.
+ *
+ * The gaps between samples are drawn per thread and per mode, uniformly
+ * in [0, 2N - 2] (mean N - 1): a thread that alternates between locks
+ * does not sample the same one every time.  A sample that could not be
+ * taken fast stays due: the next fast acquisition is the sample, so the
+ * estimate of the fast acquisitions stays unbiased.  A signal handler's
+ * acquisitions in between only move the sample.
+ */
+#ifdef SAMPLED_FAST_PATHS
+enum sample_mode { SAMPLE_READ, SAMPLE_WRITE };
+
+static __thread uint32_t sample_gap[2] __attribute__((tls_model("initial-exec")));
+static __thread uint64_t sample_rng __attribute__((tls_model("initial-exec")));
+
+/* Is this thread's next fast acquisition in mode m the sample? */
+static inline bool sample_due(enum sample_mode m)
+{
+	return sample_gap[m] == 0;
+}
+
+/* A fast acquisition that was not the sample. */
+static inline void sample_skip(enum sample_mode m)
+{
+	if (sample_gap[m] != 0)
+		sample_gap[m]--;
+}
+
+/* The sample was taken: draw the gap to the next. */
+static void sample_draw(enum sample_mode m)
+{
+	uint32_t n = config.profile_sample;
+
+	if (sample_rng == 0)
+		sample_rng = (uintptr_t)&sample_rng | 1; /* differs per thread */
+	sample_rng = sample_rng * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+	sample_gap[m] = (uint32_t)((sample_rng >> 33) % (2 * (uint64_t)n - 1));
+}
+
+static __attribute__((noinline)) void read_sample_count(pthread_rwlock_t *rw, uintptr_t data,
+							uint64_t seen, const void *caller)
+{
+	struct profile_lock *p = profile_lock_of(rw, profile_kind_of(rw), caller);
+
+	profile_read(p, variant_read_class(rw, data, seen), config.profile_sample);
+}
+
+/* A read that does not wait, sampled: 0 taken, -1 not (the full path's). */
+static inline int read_sampled(pthread_rwlock_t *rw, const void *caller)
+{
+	bool due = sample_due(SAMPLE_READ);
+	uint64_t seen = due ? variant_read_seen(rw) : 0;
+	enum held_mode entry = HELD_READ | HELD_FAST;
+	uintptr_t data = 0;
+
+	if (!variant_read_settle(rw, &data)) {
+		enum read_nowait nowait = variant_read_nowait(rw);
+
+		if (nowait == READ_NOWAIT_HELD)
+			entry = HELD_READ;
+		else if (nowait != READ_NOWAIT_SETTLE || !variant_read_settle(rw, &data))
+			return -1;
+	}
+	if (__builtin_expect(!held_push_fast(rw, entry, data), 0)) {
+		if (data)
+			variant_read_fast_unlock(data);
+		else
+			variant_read_unlock(rw, 0);
+		return -1;
+	}
+	if (__builtin_expect(!due, 1)) {
+		sample_skip(SAMPLE_READ);
+		return 0;
+	}
+	sample_draw(SAMPLE_READ);
+	read_sample_count(rw, data, seen, caller);
+	return 0;
+}
+
+/*
+ * The write fast path found bias to revoke, and holds the lock underneath:
+ * the revocation that never waits, counted in pl's record (looked up now
+ * if pl has none), and so is the write if it took the lock.  0 taken, -1
+ * not (the full path counts the write).
+ */
+static __attribute__((noinline)) int write_revoke_profiled(pthread_rwlock_t *rw,
+							   struct profiled_lock *pl,
+							   const void *caller)
+{
+	struct profile_pending outer;
+	struct profile_lock *p;
+	bool held;
+
+	if (!pl->p)
+		profiled_lookup(pl, rw, profile_kind_of(rw), caller);
+	profile_enter(&outer, rw);
+	held = variant_write_fast_revoke(rw);
+	p = profiled_record(pl, rw);
+	profile_leave(&outer, p);
+	if (!held) {
+		profile_counted(p);
+		return -1;
+	}
+	profile_mark_writer(rw);
+	profile_write(p, rw, profile_clock_ns(), 1);
+	return 0;
+}
+
+/*
+ * A write that does not wait, sampled: 0 taken, -1 not.  The sample's
+ * record is looked up and its hold's clock read before the try-lock, as
+ * acquire_profiled does, so that neither is inside its critical section.
+ */
+static inline int write_sampled(pthread_rwlock_t *rw, const void *caller)
+{
+	struct profiled_lock pl = { NULL };
+	bool due = sample_due(SAMPLE_WRITE);
+	uint64_t start = 0;
+
+	if (due) {
+		profiled_lookup(&pl, rw, profile_kind_of(rw), caller);
+		start = profile_clock_ns();
+	}
+	switch (variant_write_fast(rw)) {
+	case WRITE_FAST_HELD:
+		if (WRITE_HOLDS_LISTED &&
+		    !held_push_fast(rw, due ? HELD_WRITE | HELD_PROFILED : HELD_WRITE, 0)) {
+			variant_write_unlock(rw, 0);
+			break;
+		}
+		if (__builtin_expect(!due, 1)) {
+			sample_skip(SAMPLE_WRITE);
+			return 0;
+		}
+		sample_draw(SAMPLE_WRITE);
+		profile_mark_writer(rw);
+		profile_write(profiled_record(&pl, rw), rw, start, config.profile_sample);
+		return 0;
+	case WRITE_FAST_REVOKE:
+		return write_revoke_profiled(rw, &pl, caller);
+	default:
+		break;
+	}
+	if (pl.p)
+		profile_counted(profiled_record(&pl, rw));
+	return -1;
+}
+
+/* acquire_observed's sampled step: 0 taken, -1 not. */
+static int acquire_sampled(pthread_rwlock_t *rw, enum held_mode mode, const void *caller)
+{
+	return mode == HELD_READ ? read_sampled(rw, caller) : write_sampled(rw, caller);
+}
+#endif /* SAMPLED_FAST_PATHS */
+
 /*
  * rwlock_acquire before the load, in strict mode or with the profile:
- * the process-shared test, strict mode's test, the caller's holds, then
- * the profile's acquisition or the plain one.
+ * the process-shared test, the sampled fast paths (an untimed call, with
+ * the profile), strict mode's test, the caller's holds, then the
+ * profile's acquisition or the plain one.
  */
 static __attribute__((noinline)) int acquire_observed(pthread_rwlock_t *rw, enum held_mode mode,
 						      bool try, const struct deadline *dl,
@@ -603,6 +802,10 @@ static __attribute__((noinline)) int acquire_observed(pthread_rwlock_t *rw, enum
 	ensure_loaded();
 	if (handle_is_pshared(rw))
 		return stats_error(pshared_acquire(rw, mode, try, dl, caller));
+#ifdef SAMPLED_FAST_PATHS
+	if (!dl && fast_paths_sampled() && acquire_sampled(rw, mode, caller) == 0)
+		return 0;
+#endif
 	if (config.strict && handle_is_destroyed(rw))
 		return misuse(EINVAL, mode == HELD_READ ? "pthread_rwlock_rdlock" : "pthread_rwlock_wrlock",
 			      rw, "the lock was destroyed", caller);
@@ -738,12 +941,6 @@ static inline __attribute__((always_inline)) bool try_paths_open(pthread_rwlock_
 	       (pshared_too || !handle_is_pshared(rw));
 }
 
-/* The fast paths are sampled (the profile's); the caller's full path goes there instead. */
-static inline bool fast_paths_sampled(void)
-{
-	return atomic_load_explicit(&fast_paths, memory_order_acquire) == FAST_PATHS_SAMPLED;
-}
-
 /* rw: through forget_nonnull */
 static inline __attribute__((always_inline)) bool rdlock_fast(pthread_rwlock_t *rw)
 {
@@ -759,16 +956,8 @@ static inline __attribute__((always_inline)) bool rdlock_fast(pthread_rwlock_t *
 	return false;
 }
 
-#ifdef SAMPLED_FAST_PATHS
-static int rdlock_sampled(pthread_rwlock_t *rw, const void *caller, bool try);
-#endif
-
 static __attribute__((noinline)) int rdlock_full(pthread_rwlock_t *rw, const void *caller, bool try)
 {
-#ifdef SAMPLED_FAST_PATHS
-	if (__builtin_expect(fast_paths_sampled(), 0))
-		return rdlock_sampled(rw, caller, try);
-#endif
 	return rwlock_acquire(rw, HELD_READ, try, NULL, caller);
 }
 
@@ -879,16 +1068,8 @@ static inline __attribute__((always_inline)) enum write_fast wrlock_fast(pthread
 	return WRITE_FAST_MISS;
 }
 
-#ifdef SAMPLED_FAST_PATHS
-static int wrlock_sampled(pthread_rwlock_t *rw, bool try, const void *caller);
-#endif
-
 static __attribute__((noinline)) int wrlock_slow(pthread_rwlock_t *rw, bool try, const void *caller)
 {
-#ifdef SAMPLED_FAST_PATHS
-	if (__builtin_expect(fast_paths_sampled(), 0))
-		return wrlock_sampled(rw, try, caller);
-#endif
 	return rwlock_acquire(rw, HELD_WRITE, try, NULL, caller);
 }
 
@@ -933,200 +1114,6 @@ EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 		return wrlock_slow(rw, true, CALLER);
 	}
 }
-
-/* ---- the fast paths, sampled by the profile ---- */
-
-/*
- * With the profile on (and BRAVO_PROFILE_SAMPLE above 1), the acquisitions
- * that do not wait -- a read through BRAVO's table, the read try-lock, the
- * write fast path -- are taken here, out of line, by the same variant
- * calls and recorded under the same rules as rdlock_fast, rdlock_slow and
- * wrlock_fast take them inline when the paths are open.  Of these, one in
- * N (config.profile_sample) is the sample, and the profile counts it as
- * N; the others count nothing.  Whatever they cannot take goes to the full
- * path (acquire_profiled), which counts every acquisition, wait and
- * revocation; so does a write whose fast path found bias to revoke.
- *
- * The gaps between samples are drawn per thread and per mode, uniformly
- * in [0, 2N - 2] (mean N - 1): a thread that alternates between locks
- * does not sample the same one every time.  A sample that could not be
- * taken fast stays due: the next fast acquisition is the sample, so the
- * estimate of the fast acquisitions stays unbiased.  A signal handler's
- * acquisitions in between only move the sample.
- */
-#ifdef SAMPLED_FAST_PATHS
-enum sample_mode { SAMPLE_READ, SAMPLE_WRITE };
-
-static __thread uint32_t sample_gap[2] __attribute__((tls_model("initial-exec")));
-static __thread uint64_t sample_rng __attribute__((tls_model("initial-exec")));
-
-/* Is this thread's next fast acquisition in mode m the sample? */
-static inline bool sample_due(enum sample_mode m)
-{
-	return sample_gap[m] == 0;
-}
-
-/* A fast acquisition that was not the sample. */
-static inline void sample_skip(enum sample_mode m)
-{
-	if (sample_gap[m] != 0)
-		sample_gap[m]--;
-}
-
-/* The sample was taken: draw the gap to the next. */
-static void sample_draw(enum sample_mode m)
-{
-	uint32_t n = config.profile_sample;
-
-	if (sample_rng == 0)
-		sample_rng = (uintptr_t)&sample_rng | 1; /* differs per thread */
-	sample_rng = sample_rng * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-	sample_gap[m] = (uint32_t)((sample_rng >> 33) % (2 * (uint64_t)n - 1));
-}
-
-/*
- * A lock the sampled paths may take: not NULL (rdlock_slow and wrlock_fast
- * send it here too; rwlock_acquire answers EINVAL), not process-shared
- * (pshared_profiled counts every acquisition of those).
- */
-static inline bool sampled_paths_take(pthread_rwlock_t *rw)
-{
-	return !null_ptr(rw) && !handle_is_pshared(rw);
-}
-
-static __attribute__((noinline)) void read_sampled(pthread_rwlock_t *rw, uintptr_t data,
-						   uint64_t seen, const void *caller)
-{
-	struct profile_lock *p = profile_lock_of(rw, profile_kind_of(rw), caller);
-
-	profile_read(p, variant_read_class(rw, data, seen), config.profile_sample);
-}
-
-/* rdlock_full's, with the fast paths sampled. */
-static __attribute__((noinline)) int rdlock_sampled(pthread_rwlock_t *rw, const void *caller,
-						     bool try)
-{
-	enum held_mode entry = HELD_READ | HELD_FAST;
-	uintptr_t data = 0;
-	uint64_t seen = 0;
-	bool due;
-
-	if (!sampled_paths_take(rw))
-		goto full;
-	due = sample_due(SAMPLE_READ);
-	if (due)
-		seen = variant_read_seen(rw);
-	if (!variant_read_settle(rw, &data)) {
-		entry = HELD_READ;
-		switch (variant_read_nowait(rw)) {
-		case READ_NOWAIT_HELD:
-			break;
-		case READ_NOWAIT_SETTLE:
-			if (variant_read_settle(rw, &data)) {
-				entry = HELD_READ | HELD_FAST;
-				break;
-			}
-			goto full;
-		default:
-			goto full;
-		}
-	}
-	if (__builtin_expect(!held_push_fast(rw, entry, data), 0)) {
-		if (data)
-			variant_read_fast_unlock(data);
-		else
-			variant_read_unlock(rw, 0);
-		goto full;
-	}
-	if (__builtin_expect(!due, 1)) {
-		sample_skip(SAMPLE_READ);
-		return 0;
-	}
-	sample_draw(SAMPLE_READ);
-	read_sampled(rw, data, seen, caller);
-	return 0;
-full:
-	return rwlock_acquire(rw, HELD_READ, try, NULL, caller);
-}
-
-/*
- * The write fast path found bias to revoke: the revocation is counted, and
- * so is the write, whether the revocation that never waits takes it or the
- * full path does.
- */
-static __attribute__((noinline)) int wrlock_revoke_profiled(pthread_rwlock_t *rw, bool try,
-							     const void *caller)
-{
-	struct profile_lock *p = profile_lock_of(rw, profile_kind_of(rw), caller);
-	uint32_t life = profile_life(p);
-	struct profile_pending outer;
-	bool held;
-
-	profile_enter(&outer, rw);
-	held = variant_write_fast_revoke(rw);
-	if (__builtin_expect(profile_life(p) != life, 0))
-		p = profile_lock_of(rw, profile_kind_of(rw), caller);
-	profile_leave(&outer, p);
-	if (!held) {
-		profile_counted(p);
-		return rwlock_acquire(rw, HELD_WRITE, try, NULL, caller);
-	}
-	profile_mark_writer(rw);
-	profile_write(p, rw, profile_clock_ns(), 1);
-	return 0;
-}
-
-/*
- * wrlock_slow's, with the fast paths sampled.  The sample's record is
- * looked up and its hold's clock read before the try-lock, as
- * acquire_profiled does, so that neither is inside its critical section.
- */
-static __attribute__((noinline)) int wrlock_sampled(pthread_rwlock_t *rw, bool try,
-						     const void *caller)
-{
-	struct profile_lock *p = NULL;
-	uint64_t start = 0;
-	uint32_t life = 0;
-	bool due;
-
-	if (!sampled_paths_take(rw))
-		goto full;
-	due = sample_due(SAMPLE_WRITE);
-	if (due) {
-		p = profile_lock_of(rw, profile_kind_of(rw), caller);
-		life = profile_life(p);
-		start = profile_clock_ns();
-	}
-	switch (variant_write_fast(rw)) {
-	case WRITE_FAST_HELD:
-		if (WRITE_HOLDS_LISTED &&
-		    !held_push_fast(rw, due ? HELD_WRITE | HELD_PROFILED : HELD_WRITE, 0)) {
-			variant_write_unlock(rw, 0);
-			break;
-		}
-		if (__builtin_expect(!due, 1)) {
-			sample_skip(SAMPLE_WRITE);
-			return 0;
-		}
-		sample_draw(SAMPLE_WRITE);
-		if (__builtin_expect(profile_life(p) != life, 0))
-			p = profile_lock_of(rw, profile_kind_of(rw), caller);
-		profile_mark_writer(rw);
-		profile_write(p, rw, start, config.profile_sample);
-		return 0;
-	case WRITE_FAST_REVOKE:
-		if (p)
-			profile_counted(p);
-		return wrlock_revoke_profiled(rw, try, caller);
-	default:
-		break;
-	}
-	if (p)
-		profile_counted(p);
-full:
-	return rwlock_acquire(rw, HELD_WRITE, try, NULL, caller);
-}
-#endif /* SAMPLED_FAST_PATHS */
 
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime)
 {
