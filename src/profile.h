@@ -8,7 +8,7 @@
  * where profile_on is set, and the inline fast paths never see it.  With
  * the profile on, rwlock.c takes the acquisitions that do not wait out of
  * line and counts one in config.profile_sample of them (the sample) as
- * that many (rdlock_sampled, wrlock_sampled); every other acquisition
+ * that many (acquire_sampled); every other acquisition
  * takes the full path and is counted exactly.  BRAVO_PROFILE_SAMPLE=1, or
  * statistics, keep every call on the full path.
  *

@@ -81,7 +81,7 @@ static __thread bool loading;
  * The write fast path and the read try-lock path open once the library is
  * loaded, unless strict mode or statistics want to see every call.  With
  * the profile they are sampled: shut inline, and taken out of line
- * (rdlock_sampled, wrlock_sampled), where one acquisition in
+ * (acquire_sampled, from acquire_observed), where one acquisition in
  * config.profile_sample is counted (BRAVO_PROFILE_SAMPLE=1: shut).
  * Acquire/release: a thread that finds them open or sampled finds glibc's
  * functions resolved (BRAVO-pthread's try-locks call them) and the
