@@ -213,11 +213,17 @@ int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)
 
 int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
 {
+	const void *pending;
 	uint32_t ticket;
+	int r;
 
 	if (ba_write_begin(l, &ticket, dl))
 		return ETIMEDOUT;
-	if (ba_write_wait(l, ticket, dl)) {
+	/* Holding the writer side: a handler's read on this thread gets in (wait.h). */
+	pending = wait_writer_pending_set(l);
+	r = ba_write_wait(l, ticket, dl);
+	wait_writer_pending_restore(pending);
+	if (r) {
 		ba_write_unlock(l);
 		return ETIMEDOUT;
 	}

@@ -20,6 +20,7 @@ enum bravo_policy bravo_policy = BRAVO_POLICY_ADAPTIVE;
 unsigned bravo_payback = 16;
 uint64_t bravo_enable_bits = BRAVO_RBIAS;
 unsigned long (*bravo_tolerated_slots)(const void *lock);
+bool (*bravo_memory_shared)(const void *addr);
 _Atomic uint64_t bravo_epoch;
 
 static uint32_t round_up_pow2(uint32_t v)
@@ -155,19 +156,42 @@ static uint64_t token_new_per_lock(void)
  * false if it has none (no memory for a per-lock table).  The CAS orders a
  * per-lock table's set-up before its address (and RBias after it).
  */
+/*
+ * A lock in shared memory: no bias for its life (bravo_memory_shared).
+ * The strikes at their maximum keep its slow readers from asking often.
+ */
+static void bravo_no_bias(struct bravo *b)
+{
+	uint64_t none = 0, w = atomic_load_explicit(&b->word, memory_order_relaxed);
+
+	atomic_compare_exchange_strong_explicit(&b->token, &none, BRAVO_TOKEN_NO_BIAS,
+						memory_order_relaxed, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(&b->word, &w,
+						      w | BRAVO_STRIKE_MAX << BRAVO_STRIKE_SHIFT,
+						      memory_order_relaxed, memory_order_relaxed))
+		;
+}
+
 static bool bravo_token_ensure(struct bravo *b, enum vr_scope scope)
 {
 	uint64_t t = atomic_load_explicit(&b->token, memory_order_relaxed), mine;
+	bool (*shared)(const void *) = bravo_memory_shared;
 
 	if (t)
-		return true;
+		return t != BRAVO_TOKEN_NO_BIAS;
+	if (shared && shared(b)) {
+		bravo_no_bias(b);
+		return false;
+	}
 	mine = scope == VR_PER_LOCK ? token_new_per_lock() : token_new();
 	if (!mine)
 		return false;
 	if (!atomic_compare_exchange_strong_explicit(&b->token, &t, mine,
-						     memory_order_release, memory_order_relaxed) &&
-	    scope == VR_PER_LOCK)
-		munmap(bravo_table_for(scope, mine), per_lock_table_bytes());
+						     memory_order_release, memory_order_relaxed)) {
+		if (scope == VR_PER_LOCK)
+			munmap(bravo_table_for(scope, mine), per_lock_table_bytes());
+		return t != BRAVO_TOKEN_NO_BIAS;
+	}
 	return true;
 }
 

@@ -32,7 +32,9 @@
  * reader that can no longer release it (a thread that exited holding a
  * read lock, or a thread that does not exist in a forked child) never
  * matches the lock's next life: zeroing or re-initializing a lock makes
- * it fresh, as it does glibc's.
+ * it fresh, as it does glibc's.  A lock in memory shared with another
+ * process gets BRAVO_TOKEN_NO_BIAS instead, and never bias (see
+ * bravo_memory_shared).
  *
  * All-zero is "no bias, not inhibited": the first slow-path reader enables
  * bias, so a zero-filled lock is valid.
@@ -217,6 +219,18 @@ extern uint64_t bravo_enable_bits LIBBRAVO_HIDDEN;
  * another thread released on their readers' behalf.  NULL: none.
  */
 extern unsigned long (*bravo_tolerated_slots)(const void *lock) LIBBRAVO_HIDDEN;
+
+/*
+ * Is the memory at addr shared with other processes (NULL: never)?  A
+ * lock there never gets bias: its fast readers would publish in this
+ * process's table, which another process's writer cannot scan.  Asked
+ * once per lock life, when its token would be drawn: the lock is then
+ * given BRAVO_TOKEN_NO_BIAS instead, and its strikes at their maximum, so
+ * that its slow readers rarely look again.
+ */
+extern bool (*bravo_memory_shared)(const void *addr) LIBBRAVO_HIDDEN;
+/* Never drawn (tokens are multiples of an odd constant by counters far below it). */
+#define BRAVO_TOKEN_NO_BIAS UINT64_C(1)
 
 /*
  * Allocate the table once (idempotent, thread-safe), in layout vr_layout.
@@ -563,7 +577,18 @@ BRAVO_INLINE enum bravo_read_nowait bravo_read_nowait(struct bravo *b, void *u,
 	return BRAVO_READ_HELD;
 }
 
-/* *cookie: the reader's slot (fast path) or 0 (slow path), for the unlock. */
+/*
+ * The cookie of a guest read: a signal handler's read of the lock whose
+ * writer side its own thread holds while it waits (wait.h).  It touches
+ * neither the table nor the lock underneath: that writer cannot enter
+ * before the handler returns, and no other writer is inside.
+ */
+#define BRAVO_GUEST UINTPTR_MAX
+
+/*
+ * *cookie: the reader's slot (fast path), 0 (slow path) or BRAVO_GUEST,
+ * for the unlock.
+ */
 BRAVO_INLINE int bravo_read_lock(struct bravo *b, void *u, const struct rw_ops *ops,
 				 uintptr_t *cookie, const struct deadline *dl)
 {
@@ -572,6 +597,10 @@ BRAVO_INLINE int bravo_read_lock(struct bravo *b, void *u, const struct rw_ops *
 
 	if (slot) {
 		*cookie = (uintptr_t)slot;
+		return 0;
+	}
+	if (wait_writer_pending_is(u)) {
+		*cookie = BRAVO_GUEST;
 		return 0;
 	}
 	*cookie = 0;
@@ -590,14 +619,20 @@ BRAVO_INLINE bool bravo_read_trylock(struct bravo *b, void *u, const struct rw_o
 	*cookie = (uintptr_t)slot;
 	if (slot)
 		return true;
-	if (!ops->read_trylock(u))
-		return false;
+	if (!ops->read_trylock(u)) {
+		if (!wait_writer_pending_is(u))
+			return false;
+		*cookie = BRAVO_GUEST;
+		return true;
+	}
 	bravo_read_acquired_slow(b, ops->scope);
 	return true;
 }
 
 BRAVO_INLINE void bravo_read_unlock(void *u, const struct rw_ops *ops, uintptr_t cookie)
 {
+	if (cookie == BRAVO_GUEST)
+		return;
 	if (cookie)
 		bravo_read_fast_unlock((vr_slot_t *)cookie);
 	else
@@ -633,7 +668,12 @@ BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops 
 		r = ops->write_lock(u, dl);
 	}
 	while (r == 0) {
+		/* Waiting for fast readers, holding the lock: a handler's read gets in (wait.h). */
+		const void *pending = how == BRAVO_HOLD ? wait_writer_pending_set(u) : NULL;
+
 		r = bravo_write_acquired(b, ops->scope, u, dl, how, &start);
+		if (how == BRAVO_HOLD)
+			wait_writer_pending_restore(pending);
 		if (r == 0)
 			break;
 		ops->write_unlock(u); /* revocation timed out, or drain unlocked */

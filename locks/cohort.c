@@ -90,10 +90,47 @@ static uint64_t gowner_of(unsigned node)
 
 /* ---- readers ---- */
 
+/* Enter as a guest if no other writer is named (see cohort.h, Guests). */
+bool cohort_rw_read_guest(struct cohort_rw *l, unsigned node)
+{
+	_Atomic uint32_t *wo = &l->global.wowner;
+	uint32_t self = wait_self_id(), w;
+
+	/* Relaxed: a first look; the seq_cst re-read after the arrival decides. */
+	w = atomic_load_explicit(wo, memory_order_relaxed);
+	if (w != 0 && w != self)
+		return false;
+	/* seq_cst arrival, then seq_cst re-read: the guest's half of the Dekker pair. */
+	atomic_fetch_add_explicit(&l->node[node].ri.ingress, COHORT_RI_INC, memory_order_seq_cst);
+	w = atomic_load_explicit(wo, memory_order_seq_cst);
+	if (w == 0 || w == self)
+		return true;
+	cohort_rw_read_unlock(l, node);
+	return false;
+}
+
+/* A guest waits by polling (cohort.h): spin, then sleep up to 1 ms. */
+static int read_guest_wait(struct cohort_rw *l, unsigned node, const struct deadline *dl)
+{
+	for (unsigned step = 0;; step++) {
+		if (cohort_rw_read_guest(l, node))
+			return 0;
+		if (deadline_passed(dl))
+			return ETIMEDOUT;
+		if (step < wait_spin_budget)
+			cpu_relax();
+		else
+			wait_sleep_ns(step - wait_spin_budget < 6 ?
+				      UINT64_C(16000) << (step - wait_spin_budget) : UINT64_C(1000000), dl);
+	}
+}
+
 int cohort_rw_read_lock_slowpath(struct cohort_rw *l, unsigned node, const struct deadline *dl)
 {
 	_Atomic uint32_t *ws = &l->central.wstate;
 
+	if (wait_writer_pending_is(l))
+		return read_guest_wait(l, node, dl);
 	for (;;) {
 		/* Relaxed: a hint to wait on; cohort_rw_read_enter re-reads it seq_cst. */
 		uint32_t v = atomic_load_explicit(ws, memory_order_relaxed);
@@ -470,9 +507,28 @@ static enum cohort_got cohort_mutex_lock(struct cohort_rw *l, unsigned node,
 	return GOT_NONE;
 }
 
+/*
+ * Name ourselves as the writer (cohort.h, Guests).  seq_cst, before the
+ * drain's seq_cst loads of ingress: the writer's half of that Dekker pair.
+ */
+static void writer_claim(struct cohort_rw *l)
+{
+	atomic_store_explicit(&l->global.wowner, wait_self_id(), memory_order_seq_cst);
+}
+
+/*
+ * No writer named: guests may come in.  Release: our critical section
+ * happens before a guest's, which re-reads wowner after it arrives.
+ */
+static void writer_unclaim(struct cohort_rw *l)
+{
+	atomic_store_explicit(&l->global.wowner, 0, memory_order_release);
+}
+
 /* Global release, then the local lock: no hand-off. */
 static void cohort_mutex_release(struct cohort_rw *l, unsigned node)
 {
+	writer_unclaim(l);
 	global_release(l, node);
 	local_unlock(local_of(l, node));
 }
@@ -544,17 +600,18 @@ static int drain_node(struct cohort_indicator *ri, const struct deadline *dl)
 	return r;
 }
 
-int cohort_rw_write_lock(struct cohort_rw *l, unsigned node, const struct deadline *dl)
+static int write_lock_waiting(struct cohort_rw *l, unsigned node, const struct deadline *dl)
 {
 	switch (cohort_mutex_lock(l, node, dl)) {
 	case GOT_NONE:
 		return ETIMEDOUT;
 	case GOT_PASSED:
-		return 0; /* WACTIVE stayed set and our predecessor drained the readers */
+		break; /* WACTIVE stayed set; the drain finds only guests, if any */
 	default:
+		writer_activate(l);
 		break;
 	}
-	writer_activate(l);
+	writer_claim(l);
 	for (unsigned i = 0; i < l->global.nnodes; i++) {
 		if (drain_node(&l->node[i].ri, dl)) {
 			cohort_mutex_release(l, node);
@@ -562,6 +619,16 @@ int cohort_rw_write_lock(struct cohort_rw *l, unsigned node, const struct deadli
 		}
 	}
 	return 0;
+}
+
+int cohort_rw_write_lock(struct cohort_rw *l, unsigned node, const struct deadline *dl)
+{
+	/* The whole wait: the mutex may be handed to us while a handler of ours runs. */
+	const void *pending = wait_writer_pending_set(l);
+	int r = write_lock_waiting(l, node, dl);
+
+	wait_writer_pending_restore(pending);
+	return r;
 }
 
 static bool all_drained(struct cohort_rw *l)
@@ -582,7 +649,11 @@ bool cohort_rw_write_trylock(struct cohort_rw *l, unsigned node)
 		return false;
 	case GOT_PASSED:
 		note_handoff(l);
-		return true;
+		writer_claim(l);
+		if (all_drained(l))
+			return true;
+		cohort_mutex_release(l, node); /* a guest is inside: no hand-off */
+		return false;
 	default:
 		break;
 	}
@@ -593,6 +664,7 @@ bool cohort_rw_write_trylock(struct cohort_rw *l, unsigned node)
 	/* Look before shutting readers out, so that a failure disturbs nobody. */
 	if (all_drained(l)) {
 		writer_activate(l);
+		writer_claim(l);
 		if (all_drained(l))
 			return true;
 	}
@@ -604,6 +676,7 @@ void cohort_rw_write_unlock(struct cohort_rw *l, unsigned node)
 {
 	struct cohort_global *g = &l->global;
 
+	writer_unclaim(l);
 	/* Relaxed: streak is the cohort-mutex holder's alone, and we hold it. */
 	if (atomic_load_explicit(&g->streak, memory_order_relaxed) < g->handoff_bound &&
 	    local_pass(local_of(l, node)))

@@ -17,9 +17,26 @@
  * Reader:  wait while WACTIVE; ingress[node]++; re-check WACTIVE; if it is
  *          set, back out (egress[node]++) and wait again.  Unlock:
  *          egress[node]++.
- * Writer:  cohort mutex; set WACTIVE; wait until every node's ingress equals
- *          its egress.  A writer handed the cohort mutex by a writer of its
- *          own node skips both: WACTIVE stayed set and the readers are gone.
+ * Writer:  cohort mutex; set WACTIVE; name itself in wowner; wait until
+ *          every node's ingress equals its egress.  A writer handed the
+ *          cohort mutex by a writer of its own node finds WACTIVE set
+ *          already; it still names itself and checks the indicators, for
+ *          guests (below), which costs a load per node.
+ *
+ * Guests.  A signal handler that reads the lock on a thread whose writer is
+ * waiting for the cohort mutex or for readers (wait_writer_pending) cannot
+ * wait for WACTIVE to clear: the mutex may be handed to that very writer
+ * while the handler runs, and it cannot run before the handler returns.
+ * Such a reader enters as a guest whenever no other writer has named
+ * itself in wowner: it arrives on its node's indicator regardless of
+ * WACTIVE, then re-reads wowner (seq_cst, after its seq_cst arrival); a
+ * writer names itself (seq_cst) before its drain's seq_cst loads of
+ * ingress.  So either the writer's drain counts the guest and waits for
+ * it, or the guest sees the writer named and backs out (a Dekker pair, as
+ * for ordinary readers and WACTIVE).  A writer inside is always named, so
+ * a guest never reads beside it; its own thread's writer may be named
+ * (it cannot run while the handler does) and counts the guest when it
+ * drains.  Guests wait by polling: they are rare.
  *
  * The caller passes its node (0..nnodes-1) to every call, unlocks included:
  * a thread that migrated since it locked still releases what it took.
@@ -38,6 +55,9 @@
  *                           lock holder waits for the global lock
  *              bit  31      COHORT_GPARK: a waiter sleeps on the low half
  *              bits 30..0   owner: 0 free, n + 1 owned by node n
+ *     wowner   the writer that holds the cohort mutex, from the start of
+ *              its drain to its unlock (wait_self_id()), 0 in between
+ *              holders (a hand-off in transit) and while the mutex is free
  *     streak   local hand-offs in the current global tenure (owner only)
  *     nnodes, handoff_bound   read-only after init
  *     handoffs statistics: local hand-offs since init (owner only)
@@ -58,7 +78,7 @@
  *  - A node's readers are inside (or on their way out) iff its ingress and
  *    egress counts differ (modulo 2^31; fewer than 2^31 readers at once).
  *  - LGPASS implies the lock is unlocked, node n owns the global lock,
- *    WACTIVE is set, no reader is inside, and at least one writer was
+ *    WACTIVE is set, no reader but guests is inside, and at least one writer was
  *    registered as waiting when it was set.  Registered waiters withdraw
  *    only while the local lock is held, so someone takes it.
  *  - Waiting nodes are set only while the global lock is owned; a release
@@ -126,6 +146,8 @@ struct cohort_central {
 
 struct cohort_global {
 	_Alignas(COHORT_SECTOR) _Atomic uint64_t gstate;
+	_Atomic uint32_t wowner;
+	uint32_t writer_node; /* the writer inside: its node (its own to write) */
 	_Atomic uint32_t streak;
 	uint32_t nnodes;
 	uint32_t handoff_bound;
@@ -200,10 +222,15 @@ static inline int cohort_rw_read_lock(struct cohort_rw *l, unsigned node,
 	return cohort_rw_read_lock_slowpath(l, node, dl);
 }
 
+/* A read of a lock whose writer side this thread holds (see Guests above). */
+bool cohort_rw_read_guest(struct cohort_rw *l, unsigned node);
+
 static inline bool cohort_rw_read_trylock(struct cohort_rw *l, unsigned node)
 {
-	return !(atomic_load_explicit(&l->central.wstate, memory_order_relaxed) & COHORT_WACTIVE) &&
-	       cohort_rw_read_enter(l, node);
+	if (!(atomic_load_explicit(&l->central.wstate, memory_order_relaxed) & COHORT_WACTIVE) &&
+	    cohort_rw_read_enter(l, node))
+		return true;
+	return wait_writer_pending_is(l) && cohort_rw_read_guest(l, node);
 }
 
 /* 0, or ETIMEDOUT when dl passes first (then nothing is held). */
@@ -211,6 +238,21 @@ int cohort_rw_write_lock(struct cohort_rw *l, unsigned node, const struct deadli
 bool cohort_rw_write_trylock(struct cohort_rw *l, unsigned node);
 /* node: the node passed to the write lock. */
 void cohort_rw_write_unlock(struct cohort_rw *l, unsigned node);
+
+/*
+ * Where the writer inside keeps the node it passes to the unlock: write
+ * holds carry no per-acquisition word out of the lock (its caller names
+ * them by thread id).  The cohort mutex orders it from writer to writer.
+ */
+static inline void cohort_rw_set_writer_node(struct cohort_rw *l, unsigned node)
+{
+	l->global.writer_node = node;
+}
+
+static inline unsigned cohort_rw_writer_node(struct cohort_rw *l)
+{
+	return l->global.writer_node;
+}
 
 /* True if nobody holds or waits for the lock (a racy snapshot). */
 bool cohort_rw_is_idle(struct cohort_rw *l);

@@ -21,6 +21,7 @@ static void percpu_write_release(struct percpu_lock *l, unsigned upto)
 
 int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl)
 {
+	const void *pending = NULL;
 	unsigned i;
 
 	for (i = 0; i < l->nsub; i++) {
@@ -29,13 +30,23 @@ int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl)
 		if (ba_write_begin(&l->sub[i].ba, &ticket, dl))
 			goto timeout;
 		atomic_store_explicit(&l->sub[i].wticket, ticket, memory_order_relaxed);
+		/*
+		 * Sub-lock 0 is ours: no other writer can be inside (an inside
+		 * writer holds every sub-lock), so a handler's read on this
+		 * thread gets in (wait.h).
+		 */
+		if (i == 0)
+			pending = wait_writer_pending_set(l);
 	}
 	for (unsigned j = 0; j < l->nsub; j++)
 		if (ba_write_wait(&l->sub[j].ba,
 				  atomic_load_explicit(&l->sub[j].wticket, memory_order_relaxed), dl))
 			goto timeout;
+	wait_writer_pending_restore(pending);
 	return 0;
 timeout:
+	if (i > 0)
+		wait_writer_pending_restore(pending);
 	percpu_write_release(l, i);
 	return ETIMEDOUT;
 }

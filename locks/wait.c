@@ -20,6 +20,26 @@
 #include <unistd.h>
 
 unsigned wait_spin_budget = 128;
+__thread const void *_Atomic wait_writer_pending __attribute__((tls_model("initial-exec")));
+__thread uint32_t wait_self __attribute__((tls_model("initial-exec")));
+
+/*
+ * Numbers from a process-wide counter (a forked child's threads go on
+ * from its parent's count): 2^32 threads before one repeats.  0 is
+ * skipped.  A handler that interrupts the assignment may take a number
+ * of its own first; either is the thread's from then on.
+ */
+uint32_t wait_self_assign(void)
+{
+	static _Atomic uint32_t next;
+	uint32_t id;
+
+	do
+		id = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) + 1;
+	while (id == 0);
+	wait_self = id;
+	return id;
+}
 void (*lock_event_waited)(uint64_t ns);
 void (*lock_event_revoked)(uint64_t ns);
 void (*lock_event_count)(enum lock_event ev, uint64_t n);
@@ -102,9 +122,17 @@ void wait_sleep_ns(uint64_t ns, const struct deadline *dl)
 	uint64_t t0 = waited ? lock_event_clock_ns() : 0;
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 
+	int saved_errno = errno;
+
 	(void)dl; /* the caller checks its deadline after each sleep */
-	/* clock_nanosleep returns its error instead of setting errno. */
-	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	/*
+	 * The system call itself: glibc's clock_nanosleep is a cancellation
+	 * point, and a writer cancelled here would die with the lock half
+	 * taken.  syscall() is not one: a cancellation request waits for the
+	 * program's next cancellation point.
+	 */
+	syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+	errno = saved_errno;
 	if (waited)
 		waited(lock_event_clock_ns() - t0);
 }

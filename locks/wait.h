@@ -37,6 +37,58 @@ struct deadline {
 /* Pause iterations before a waiter parks; set once at load (BRAVO_SPIN). */
 extern unsigned wait_spin_budget LIBBRAVO_HIDDEN;
 
+/*
+ * The lock (the algorithm's own object) whose writer side this thread
+ * holds while it waits to enter, or NULL: BA's writer from its
+ * announcement to its entry, BRAVO's writer while it waits for fast
+ * readers holding the lock underneath, Per-CPU's writer once it holds its
+ * first sub-lock, Cohort-RW's writer for its whole wait.  A signal handler
+ * that runs on this thread and reads that lock must not wait for it: the
+ * writer cannot enter before the handler returns, so waiting would never
+ * end.  While this thread holds the writer side no other writer is
+ * inside, so the handler's read is let in as a "guest" (ba.h, bravo.h,
+ * cohort.c and the variants' glue say how).  A writer sets it and puts
+ * back the value it found: a handler's writer nests inside the
+ * interrupted one.  Only this thread and its handlers touch it, so
+ * compiler fences order it.
+ */
+extern __thread const void *_Atomic wait_writer_pending
+	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
+
+/* Mark lock as the one whose writer side we hold; returns the mark to restore. */
+static inline const void *wait_writer_pending_set(const void *lock)
+{
+	const void *prev = atomic_load_explicit(&wait_writer_pending, memory_order_relaxed);
+
+	atomic_store_explicit(&wait_writer_pending, lock, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	return prev;
+}
+
+static inline void wait_writer_pending_restore(const void *prev)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&wait_writer_pending, prev, memory_order_relaxed);
+}
+
+/* A number of this thread's own, never 0, never another live thread's. */
+extern __thread uint32_t wait_self
+	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
+uint32_t wait_self_assign(void);
+
+static inline uint32_t wait_self_id(void)
+{
+	uint32_t id = wait_self;
+
+	return __builtin_expect(id != 0, 1) ? id : wait_self_assign();
+}
+
+/* Does this thread hold lock's writer side while it waits (a handler asks)? */
+static inline bool wait_writer_pending_is(const void *lock)
+{
+	return atomic_load_explicit(&wait_writer_pending, memory_order_relaxed) == lock;
+}
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -81,7 +133,8 @@ void wait_yield(void);
 
 /*
  * Sleep about ns nanoseconds (less if dl comes first), for a waiter whose
- * wakers cannot wake it (fast-path readers).  Never touches errno.
+ * wakers cannot wake it (fast-path readers).  Never touches errno, and is
+ * not a cancellation point (no pthread_rwlock_* function is one).
  */
 void wait_sleep_ns(uint64_t ns, const struct deadline *dl);
 

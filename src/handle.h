@@ -13,6 +13,13 @@
  *   __flags   (offset 48)  the kind; 2 = PREFER_WRITER_NONRECURSIVE_NP.
  *   __pad3    (offset 16)  HANDLE_DESTROYED after destroy in strict mode
  *                          (BRAVO_CHECK=1), 0 after init.
+ *   __pad4    (offset 20)  the lock's life: 0 in a fresh lock (zeroed or
+ *                          initialized), given a number from a process-wide
+ *                          counter when one of its read holds is first
+ *                          released on another thread's behalf, so that the
+ *                          records of such releases (handoff.h) die with the
+ *                          life they were made in.  Every variant; glibc
+ *                          2.36 never writes it.
  *   __rwelision, __pad1 (offsets 32..39)  the BRAVO token (the lock's name
  *                          in the visible readers table) for the BRAVO
  *                          variants; glibc 2.36 never writes them.
@@ -22,8 +29,8 @@
  *   __cur_writer (offset 24)  the writer's thread id (gettid()) while a
  *                          writer is inside, else 0: glibc's own for
  *                          BRAVO-pthread, libbravo's (handle_set_writer)
- *                          for BA and BRAVO-BA.  The write holds of these
- *                          variants are known from it alone (held.h).
+ *                          for the others.  Write holds are known from it
+ *                          alone (held.h).
  *                          With the profile on, libbravo's id carries
  *                          HANDLE_WRITER_PROFILED (below).
  *   the whole struct       glibc's own lock, for BRAVO-pthread (glibc
@@ -119,6 +126,30 @@ static inline pid_t handle_writer_id(pid_t writer)
 static inline void handle_set_writer(pthread_rwlock_t *rw, pid_t id)
 {
 	__atomic_store_n(&rw->__data.__cur_writer, id, __ATOMIC_RELAXED);
+}
+
+/* The lock's life (see the top), 0 while it has none. */
+static inline uint32_t handle_life(pthread_rwlock_t *rw)
+{
+	return __atomic_load_n((uint32_t *)(void *)&rw->__data.__pad4, __ATOMIC_RELAXED);
+}
+
+/* The lock's life, given one now if it has none (racing callers agree). */
+static inline uint32_t handle_life_ensure(pthread_rwlock_t *rw)
+{
+	static _Atomic uint32_t lives;
+	uint32_t *word = (uint32_t *)(void *)&rw->__data.__pad4;
+	uint32_t life = __atomic_load_n(word, __ATOMIC_RELAXED), mine;
+
+	if (life)
+		return life;
+	do
+		mine = atomic_fetch_add_explicit(&lives, 1, memory_order_relaxed) + 1;
+	while (mine == 0);
+	if (__atomic_compare_exchange_n(word, &life, mine, false, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
+		return mine;
+	return life;
 }
 
 static inline struct bravo *handle_bravo(pthread_rwlock_t *rw)

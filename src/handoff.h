@@ -23,9 +23,22 @@
  * writes its slot): their handoffs tell writers how many of the lock's
  * slots to tolerate (bravo_tolerated_slots).
  *
+ * Records are keyed by the lock's address, the class and the lock's life
+ * (handle.h): memory reused for a new lock without pthread_rwlock_init (an
+ * object pool, calloc at the same address, std::shared_mutex) starts a new
+ * life, and its holds never meet the records of the old one.  A BRAVO fast
+ * hold's class is the lock's token (locks/bravo.h), which also changes
+ * with the life.  A record of another life than the lock's is dropped
+ * when it is next looked at.
+ *
  * All of this is off the common path: handoff_any() is one relaxed load of
  * a counter that stays zero in programs that never unlock another thread's
- * lock.  The records live in a small mutex-protected table.
+ * lock.  The records live in a small table under a mutex taken with every
+ * signal blocked (table_lock.h), 64 in place and more from the pool
+ * (pool.h).  A release on another's behalf first reserves its record
+ * (handoff_reserve), so that it is never made without one; with 64
+ * distinct records outstanding and no memory for more, it is not made at
+ * all (libbravo(7), MEMORY).
  */
 #ifndef LIBBRAVO_HANDOFF_H
 #define LIBBRAVO_HANDOFF_H
@@ -43,12 +56,16 @@ static inline bool handoff_any(void)
 	return atomic_load_explicit(&handoff_outstanding, memory_order_relaxed) != 0;
 }
 
-/* Record one hold of class cls of lock released on its holder's behalf. */
-void handoff_add(const void *lock, uintptr_t cls);
+/* Room for one record more, promised to the caller's next handoff_add; false if none. */
+bool handoff_reserve(void);
+/* The promise not used. */
+void handoff_unreserve(void);
+/* Record one hold of class cls of lock (in life) released on its holder's behalf. */
+void handoff_add(const void *lock, uintptr_t cls, uint32_t life);
 /* Take one such record, if there is one. */
-bool handoff_take(const void *lock, uintptr_t cls);
+bool handoff_take(const void *lock, uintptr_t cls, uint32_t life);
 /* How many are recorded. */
-unsigned long handoff_count(const void *lock, uintptr_t cls);
+unsigned long handoff_count(const void *lock, uintptr_t cls, uint32_t life);
 /* A new lock at this address (init): its old records are void. */
 void handoff_forget(const void *lock);
 /* pthread_atfork handlers for the table's mutex (installed once at load). */

@@ -7,11 +7,14 @@
  * on first use through the address-keyed registry.  A pointer whose seal
  * does not match the lock's own address (a copied lock, garbage bytes,
  * all-zero bytes) is no block: the lock is then a fresh unlocked lock of
- * this address, and its first use attaches this address's block.
+ * this address, and its first use attaches this address's block.  Or they
+ * hold the registry's in-place mark: the lock is then BA in bytes 0..15
+ * (handle_ba), for its life (shared memory, or no memory for a block).
  *
  * Never written here: __shared (28, glibc's own mark of a process-shared
  * lock), __flags (48) except by init, __pad3 (16, rwlock.c's destroyed
- * marker).
+ * marker), __pad4 (20, the life, handle.h).  __cur_writer (24) names the
+ * writer, as for BA.
  */
 #ifndef LIBBRAVO_HEAP_HANDLE_H
 #define LIBBRAVO_HEAP_HANDLE_H
@@ -39,31 +42,6 @@ static inline struct heap_slot *handle_block_slot(pthread_rwlock_t *rw)
 static inline void *handle_sealed_block(pthread_rwlock_t *rw)
 {
 	return registry_block(rw, handle_block_slot(rw));
-}
-
-/* The lock's block, attached on first use; NULL only without memory. */
-static inline void *handle_block_of_kind(pthread_rwlock_t *rw, const struct block_kind *kind)
-{
-	void *b = handle_sealed_block(rw);
-
-	return __builtin_expect(b != NULL, 1) ? b : registry_attach(rw, handle_block_slot(rw), kind);
-}
-
-/* A reset function without parameter (param carries it). */
-typedef void (*block_reset_fn)(void *block);
-
-static void handle_reset_plain(void *block, uintptr_t fn)
-{
-	((block_reset_fn)fn)(block);
-}
-
-/* handle_block_of_kind for a fixed-size block with a plain reset (no idle test). */
-static inline void *handle_block(pthread_rwlock_t *rw, size_t size, block_reset_fn reset)
-{
-	void *b = handle_sealed_block(rw);
-	struct block_kind kind = { size, (uintptr_t)reset, handle_reset_plain, NULL };
-
-	return __builtin_expect(b != NULL, 1) ? b : registry_attach(rw, handle_block_slot(rw), &kind);
 }
 
 /*

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * held.c - growth and thread-exit cleanup of the held-lock list (held.h).
+ * held.c - the list's set-up, its spill table, and thread-exit cleanup
+ * (see held.h).
  */
 #include "held.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdlib.h>
+#include <signal.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
+
+#include "addr_hash.h"
+#include "pool.h"
 
 /* self -1: no id is ever -1, so a lock naming "no writer" (0) is never ours. */
 __thread struct held_list held_tls __attribute__((tls_model("initial-exec"))) = { .self = -1 };
@@ -19,70 +22,195 @@ static pthread_key_t held_key;
 static pthread_once_t held_key_once = PTHREAD_ONCE_INIT;
 static int held_key_ok;
 
-/* Rounds of thread-specific data destructors seen by held_free_spill. */
+/* Rounds of thread-specific data destructors seen by held_at_thread_exit. */
 static __thread unsigned held_exit_rounds;
 
-/* Arrays of whole pages from mmap: async-signal-safe, unlike malloc. */
+#define SPILL_MIN_CAP 256u
+
 static size_t spill_bytes(uint32_t cap)
 {
-	return sizeof(struct held_spill) + cap * sizeof(struct held);
+	return sizeof(struct held_spill) + (size_t)cap * sizeof(struct held);
 }
 
-static struct held_spill *spill_alloc(uint32_t cap)
+static struct held *spill_slot(struct held_spill *s, const void *lock)
 {
-	void *p = mmap(NULL, spill_bytes(cap), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
+	return &s->e[addr_hash(lock) & (s->cap - 1)];
 }
 
-static void spill_free(struct held_spill *s)
+static struct held *spill_next(struct held_spill *s, struct held *e)
 {
-	munmap(s, spill_bytes(s->cap));
+	return e + 1 == s->e + s->cap ? s->e : e + 1;
 }
 
-/* Free the arrays that growth replaced. */
-static void held_free_retired(struct held_list *l)
+/* Relaxed: the spill is the thread's own; compiler fences order it for its handlers. */
+static const void *key_of(struct held *e)
 {
-	struct held_spill *r = l->retired;
+	return __atomic_load_n(&e->lock, __ATOMIC_RELAXED);
+}
 
-	l->retired = NULL;
-	while (r) {
-		struct held_spill *next = r->retired_next;
+struct held *held_spill_find(const void *lock)
+{
+	struct held_spill *s = atomic_load_explicit(&held_tls.spill, memory_order_relaxed);
+	struct held *e = spill_slot(s, lock);
 
-		spill_free(r);
-		r = next;
-	}
+	/* The table is never full (held_spill_room), so an empty slot ends the probe. */
+	for (const void *k; (k = key_of(e)) != NULL; e = spill_next(s, e))
+		if (k == lock)
+			return e;
+	return NULL;
+}
+
+void held_spill_remove(struct held *e)
+{
+	struct held_spill *s = atomic_load_explicit(&held_tls.spill, memory_order_relaxed);
+
+	__atomic_store_n(&e->lock, HELD_SPILL_TOMB, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_fetch_sub_explicit(&s->used, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->tombs, 1, memory_order_relaxed);
 }
 
 /*
- * Thread exit: free the spill array (locks still held stay held).
+ * A new table of cap slots holding old's entries (tombstones dropped), and
+ * it is the spill; false if no memory.  Every signal blocked: no handler
+ * of this thread sees the table half copied, and none can be inside a
+ * spill operation (held_push_slow grows only when it is the only one).
+ */
+static bool spill_rebuild(uint32_t cap)
+{
+	struct held_list *l = &held_tls;
+	struct held_spill *old = atomic_load_explicit(&l->spill, memory_order_relaxed);
+	struct held_spill *s = pool_alloc(spill_bytes(cap));
+	uint32_t n = 0;
+	sigset_t all, saved;
+
+	if (!s)
+		return false;
+	s->cap = cap;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &saved);
+	for (uint32_t i = 0; old && i < old->cap; i++) {
+		const void *k = key_of(&old->e[i]);
+		struct held *e;
+
+		if (k == NULL || k == HELD_SPILL_TOMB || k == HELD_SPILL_CLAIMED)
+			continue;
+		for (e = spill_slot(s, k); e->lock; e = spill_next(s, e))
+			;
+		*e = old->e[i];
+		n++;
+	}
+	atomic_store_explicit(&s->used, n, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&l->spill, s, memory_order_relaxed);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	if (old)
+		pool_free(old, spill_bytes(old->cap));
+	return true;
+}
+
+/*
+ * Room for one more entry, probes kept short (live and removed slots at
+ * most half the table); grows only while no other spill operation of this
+ * thread is under way (held.h): pinned is 1, ours.
+ */
+static struct held_spill *spill_room(void)
+{
+	struct held_list *l = &held_tls;
+	struct held_spill *s = atomic_load_explicit(&l->spill, memory_order_relaxed);
+	uint32_t live, busy;
+
+	if (s) {
+		live = atomic_load_explicit(&s->used, memory_order_relaxed);
+		busy = live + atomic_load_explicit(&s->tombs, memory_order_relaxed);
+		if (2 * (busy + 1) <= s->cap)
+			return s;
+	} else {
+		live = 0;
+	}
+	if (atomic_load_explicit(&l->pinned, memory_order_relaxed) != 1 || !held_key_ok)
+		return NULL;
+	if (!spill_rebuild(4 * (live + 1) > SPILL_MIN_CAP ? 1u << (32 - __builtin_clz(4 * (live + 1)))
+						   : SPILL_MIN_CAP))
+		return NULL;
+	/* The thread-exit hook frees it (held_at_thread_exit): any non-NULL value. */
+	pthread_setspecific(held_key, &held_tls);
+	return atomic_load_explicit(&l->spill, memory_order_relaxed);
+}
+
+/* Claim a free slot for lock, fill it, name it: false if no room. */
+static bool spill_add(const void *lock, enum held_mode mode, uintptr_t data)
+{
+	struct held_spill *s = spill_room();
+	struct held *e;
+
+	if (!s)
+		return false;
+	for (e = spill_slot(s, lock);; e = spill_next(s, e)) {
+		const void *k = key_of(e);
+
+		/* A CAS: a handler of this thread may be claiming the same slot. */
+		if ((k == NULL || k == HELD_SPILL_TOMB) &&
+		    __atomic_compare_exchange_n(&e->lock, &k, HELD_SPILL_CLAIMED, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	e->data = data;
+	e->state = HELD_STATE(mode, 0);
+	atomic_signal_fence(memory_order_seq_cst);
+	__atomic_store_n(&e->lock, lock, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_fetch_add_explicit(&s->used, 1, memory_order_relaxed);
+	return true;
+}
+
+bool held_push_slow(const void *lock, enum held_mode mode, uintptr_t data)
+{
+	struct held_list *l = &held_tls;
+	int saved_errno;
+	bool ok;
+
+	if (!l->base) {
+		/* First push: the inline array. */
+		l->base = l->inl;
+		atomic_signal_fence(memory_order_release);
+		l->room = sizeof(l->inl);
+		return held_push_entry(lock, mode, data, false);
+	}
+	saved_errno = errno; /* mmap may set it; glibc's calls never do */
+	held_init();
+	held_pin();
+	ok = spill_add(lock, mode, data);
+	held_unpin();
+	errno = saved_errno;
+	return ok;
+}
+
+/*
+ * Thread exit: free the spill (locks still held stay held).
  *
  * Other thread-specific data destructors may still unlock locks this
  * thread holds, and they run in key order, perhaps after this one: while
- * the list is not empty, hand the array back, so it is kept for the next
- * round, up to the last round glibc runs (PTHREAD_DESTRUCTOR_ITERATIONS).
- * Freeing it at once made such unlocks fail with EPERM and left the locks
- * held (found by tests/stress/cancel_exit).
+ * the spill has entries, keep it for the next round, up to the last round
+ * glibc runs (PTHREAD_DESTRUCTOR_ITERATIONS).  Freeing it at once made
+ * such unlocks fail with EPERM and left the locks held (found by
+ * tests/stress/cancel_exit).  A hold a later destructor takes past that
+ * is kept inline, or unlisted.
  */
-static void held_free_spill(void *spill)
+static void held_at_thread_exit(void *value)
 {
 	struct held_list *l = &held_tls;
+	struct held_spill *s = atomic_load_explicit(&l->spill, memory_order_relaxed);
 
-	if (l->spill == spill && l->used > 0 &&
+	if (s && atomic_load_explicit(&s->used, memory_order_relaxed) > 0 &&
 	    ++held_exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
-	    pthread_setspecific(held_key, spill) == 0)
+	    pthread_setspecific(held_key, value) == 0)
 		return;
-	if (l->spill == spill) {
-		/* A later push starts over in the inline array. */
-		l->room = 0;
-		l->used = 0;
-		atomic_signal_fence(memory_order_release);
-		l->base = NULL;
-		l->spill = NULL;
-	}
-	spill_free(spill);
-	held_free_retired(l);
+	atomic_store_explicit(&l->spill, NULL, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (s)
+		pool_free(s, spill_bytes(s->cap));
 }
 
 pid_t held_self_refresh(void)
@@ -115,66 +243,11 @@ static void held_after_fork_in_child(void)
 
 static void held_key_create(void)
 {
-	held_key_ok = pthread_key_create(&held_key, held_free_spill) == 0;
+	held_key_ok = pthread_key_create(&held_key, held_at_thread_exit) == 0;
 	pthread_atfork(held_before_fork, NULL, held_after_fork_in_child);
 }
 
 void held_init(void)
 {
 	pthread_once(&held_key_once, held_key_create);
-}
-
-struct held *held_grow(void)
-{
-	struct held_list *l = &held_tls;
-	/* A page first (170 entries of 24 bytes after the header), then doubling. */
-	uint32_t cap = l->spill ? l->spill->cap * 2
-				: (uint32_t)((4096 - sizeof(struct held_spill)) / sizeof(struct held));
-	struct held_spill *spill;
-	uint32_t n = held_count(l);
-	int saved_errno;
-
-	if (!l->base) {
-		/* First push (or first since exit cleanup): the inline array. */
-		l->base = l->inl;
-		atomic_signal_fence(memory_order_release);
-		l->room = sizeof(l->inl);
-		return l->base;
-	}
-	saved_errno = errno; /* mmap may set it; glibc's calls never do */
-
-	held_init();
-	if (!held_key_ok)
-		return NULL;
-	spill = spill_alloc(cap);
-	errno = saved_errno;
-	if (!spill)
-		return NULL;
-	spill->cap = cap;
-	spill->retired_next = NULL;
-	memcpy(spill->e, l->base, n * sizeof(spill->e[0]));
-	if (pthread_setspecific(held_key, spill) != 0) {
-		spill_free(spill);
-		errno = saved_errno;
-		return NULL;
-	}
-	if (l->spill) {
-		/*
-		 * Not freed yet: this may run in a signal handler that interrupted
-		 * a lookup in the old array.  Growth doubles, so the retired
-		 * arrays add up to less than the live one.
-		 */
-		l->spill->retired_next = l->retired;
-		l->retired = l->spill;
-	}
-	/*
-	 * The copy is complete before a handler can see the new array, and
-	 * room grows last: a handler never sees room the array lacks.
-	 */
-	atomic_signal_fence(memory_order_release);
-	l->spill = spill;
-	l->base = spill->e;
-	atomic_signal_fence(memory_order_release);
-	l->room = (size_t)cap * sizeof(struct held);
-	return spill->e;
 }

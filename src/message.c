@@ -76,7 +76,7 @@ int libbravo_report_open(const char *path, const char *what, bool *empty)
 	return fd;
 }
 
-bool libbravo_write(int fd, const void *buf, size_t len)
+int libbravo_write(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 	int saved_errno = errno, cancel_state, err = 0;
@@ -112,7 +112,7 @@ bool libbravo_write(int fd, const void *buf, size_t len)
 		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
-	return err == 0;
+	return err;
 }
 
 void libbravo_message(const char *fmt, ...)

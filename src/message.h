@@ -48,8 +48,8 @@ bool libbravo_stderr_unchanged(void);
  */
 int libbravo_report_open(const char *path, const char *what, bool *empty);
 
-/* Write all of buf to fd as above; true if all of it was written. */
-bool libbravo_write(int fd, const void *buf, size_t len);
+/* Write all of buf to fd as above; 0 if all of it was written, else the error. */
+int libbravo_write(int fd, const void *buf, size_t len);
 
 /*
  * One line on fd 2: "libbravo: " then fmt formatted (vsnprintf into a

@@ -52,6 +52,7 @@
 #include "config.h"
 #include "message.h"
 #include "profile_report.h"
+#include "pool.h"
 #include "table_lock.h"
 
 /* The hot counters of one CPU's shard: one cache line. */
@@ -130,7 +131,7 @@ static ptrdiff_t rseq_cpu_offset; /* 0: rseq not registered (set at start) */
 static const char *profile_variant = "?";
 static bool profile_bias;
 static void (*revoked_next)(uint64_t ns);
-static sigset_t fork_saved_mask;
+static struct table_guard fork_saved_mask;
 
 __thread struct profile_pending profile_current __attribute__((tls_model("initial-exec")));
 static __thread struct open_holds open_tls __attribute__((tls_model("initial-exec")));
@@ -408,7 +409,7 @@ static struct profile_lock *lock_life(const void *lock, enum profile_kind kind, 
 {
 	struct profile_lock *old, *p;
 	struct islot *s;
-	sigset_t saved;
+	struct table_guard saved;
 	uint32_t generation = 1;
 	uint8_t was_live = PROFILE_LIVE;
 
@@ -443,7 +444,7 @@ void profile_lock_init(const void *lock, enum profile_kind kind, const void *cal
 /* Under the mutex: a lookup's record may be evicted and reused meanwhile. */
 void profile_lock_destroy(const void *lock)
 {
-	sigset_t saved;
+	struct table_guard saved;
 	struct islot *s;
 	struct profile_lock *p;
 	uint8_t was_live = PROFILE_LIVE;
@@ -722,7 +723,8 @@ __attribute__((destructor(LIBBRAVO_DTOR_PROFILE))) static void profile_at_exit(v
 		.top = config.profile_top, .sort = (enum profile_sort)config.profile_sort,
 		.path = config.profile_file,
 	};
-	sigset_t saved;
+	struct table_guard saved;
+	size_t rows_bytes;
 	uint32_t n;
 
 	if (!profile_on)
@@ -730,7 +732,8 @@ __attribute__((destructor(LIBBRAVO_DTOR_PROFILE))) static void profile_at_exit(v
 	table_lock(&profile_mutex, &saved);
 	n = record_count;
 	table_unlock(&profile_mutex, &saved);
-	rows = calloc(n ? n : 1, sizeof(*rows));
+	rows_bytes = (size_t)(n ? n : 1) * sizeof(*rows);
+	rows = pool_alloc(rows_bytes);
 	if (!rows) {
 		libbravo_message("no memory for the profile's report: profile dropped");
 		errno = saved_errno;
@@ -745,6 +748,6 @@ __attribute__((destructor(LIBBRAVO_DTOR_PROFILE))) static void profile_at_exit(v
 	s.evicted_lives = evicted_lives;
 	table_unlock(&profile_mutex, &saved);
 	profile_report(rows, &s);
-	free(rows);
+	pool_free(rows, rows_bytes);
 	errno = saved_errno;
 }

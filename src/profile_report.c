@@ -8,7 +8,16 @@
  * one write(2): a table on stderr (only if fd 2 is still the stderr of
  * the load, message.h), or CSV appended to BRAVO_PROFILE_FILE, opened as
  * the statistics file is (libbravo_report_open), with the header line
- * when the file is empty.  Runs at exit: allocates freely.
+ * when the file is empty.  Runs at exit, perhaps from a signal handler
+ * that interrupted malloc: it allocates from the pool (pool.h) only and
+ * takes no lock; names come from symbolize.h, which does the same.
+ *
+ * Text that is not libbravo's own -- object paths, function and file
+ * names, which a program's name (argv[0], a symbolic link) or its build
+ * chose -- is written escaped: control characters and backslashes as C
+ * escapes (\n, \x1b, \\), so that no report line can be made to hold a
+ * line break; and every CSV field that holds a comma or a quote is quoted
+ * (RFC 4180).
  *
  * Columns a variant without BRAVO cannot fill (fast reads, slow reads by
  * cause, revocations) say n/a in the table and are empty in the CSV; so
@@ -20,19 +29,44 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "message.h"
+#include "pool.h"
 #include "symbolize.h"
 
-/* A growing text; on no memory it stops growing (the report is cut). */
+/* A growing text, in pool memory; on no memory it stops growing (the report is cut). */
 struct text {
 	char *p;
 	size_t len, cap;
+	bool cut;
 };
+
+static bool text_room(struct text *t, size_t more)
+{
+	size_t cap;
+	char *p;
+
+	if (t->len + more + 1 <= t->cap)
+		return true;
+	if (t->cut)
+		return false;
+	cap = (t->cap ? t->cap * 2 : 16384) + more;
+	p = pool_alloc(cap);
+	if (!p) {
+		t->cut = true;
+		return false;
+	}
+	if (t->p) {
+		memcpy(p, t->p, t->len);
+		pool_free(t->p, t->cap);
+	}
+	t->p = p;
+	t->cap = cap;
+	return true;
+}
 
 static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -44,21 +78,39 @@ static void put(struct text *t, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (n < 0 || !text_room(t, (size_t)n))
 		return;
-	if (t->len + (size_t)n + 1 > t->cap) {
-		size_t cap = (t->cap ? t->cap * 2 : 4096) + (size_t)n;
-		char *p = realloc(t->p, cap);
-
-		if (!p)
-			return;
-		t->p = p;
-		t->cap = cap;
-	}
 	va_start(ap, fmt);
 	vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
 	va_end(ap);
 	t->len += (size_t)n;
+}
+
+/*
+ * v with its control characters and backslashes escaped (see the top),
+ * in out[size]; cut short rather than overflow.
+ */
+static const char *escaped(const char *v, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (; *v && o + 5 < size; v++) {
+		unsigned char c = (unsigned char)*v;
+
+		if (c == '\\') {
+			out[o++] = '\\';
+			out[o++] = '\\';
+		} else if (c == '\n' || c == '\r' || c == '\t') {
+			out[o++] = '\\';
+			out[o++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+		} else if (c < 0x20 || c == 0x7f) {
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+	return out;
 }
 
 /* ---- ranking ---- */
@@ -102,9 +154,8 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 	return a > b ? -1 : a < b;
 }
 
-static int by_rank(const void *pa, const void *pb)
+static int by_rank(const struct profile_row *a, const struct profile_row *b)
 {
-	const struct profile_row *a = pa, *b = pb;
 	double ka = sort_key(a, ranking), kb = sort_key(b, ranking);
 	int c;
 
@@ -115,6 +166,37 @@ static int by_rank(const void *pa, const void *pb)
 	if ((c = cmp_u64_desc(a->reads + a->writes, b->reads + b->writes)) != 0)
 		return c;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void swap_rows(struct profile_row *a, struct profile_row *b)
+{
+	struct profile_row t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Restore the heap below i (the last in rank at the root). */
+static void sift_down(struct profile_row *rows, size_t i, size_t n)
+{
+	for (size_t child; (child = 2 * i + 1) < n; i = child) {
+		if (child + 1 < n && by_rank(&rows[child + 1], &rows[child]) > 0)
+			child++;
+		if (by_rank(&rows[child], &rows[i]) <= 0)
+			return;
+		swap_rows(&rows[i], &rows[child]);
+	}
+}
+
+/* Rows in rank order: a heap sort (qsort may call malloc). */
+static void sort_rows(struct profile_row *rows, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(rows, i, n);
+	for (size_t end = n; end-- > 1;) {
+		swap_rows(&rows[0], &rows[end]);
+		sift_down(rows, 0, end);
+	}
 }
 
 /* ---- names ---- */
@@ -132,7 +214,7 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* "function+0x1d (object) file.c:42", what is known of it. */
+/* "function+0x1d (object) file.c:42", what is known of it (not escaped). */
 static void site_text(const struct site_name *n, char *out, size_t size)
 {
 	const char *obj = n->object[0] ? base_name(n->object) : "?";
@@ -146,6 +228,9 @@ static void site_text(const struct site_name *n, char *out, size_t size)
 	if (n->file[0] && len > 0 && (size_t)len < size)
 		snprintf(out + len, size - (size_t)len, " %s:%u", base_name(n->file), n->line);
 }
+
+/* Room for a name escaped: each byte may become four. */
+#define ESCAPED(size) (4 * (size) + 1)
 
 /* ---- the table ---- */
 
@@ -213,7 +298,8 @@ static void put_row(struct text *t, char cells[COLS][CELL], const int width[COLS
 static void write_table(struct text *t, const struct profile_row *rows, unsigned n,
 			const struct profile_summary *s, const char *symbols)
 {
-	char (*cells)[COLS][CELL] = calloc((size_t)n + 1, sizeof(*cells));
+	size_t cells_bytes = ((size_t)n + 1) * sizeof(char[COLS][CELL]);
+	char (*cells)[COLS][CELL] = pool_alloc(cells_bytes);
 	int width[COLS];
 
 	put(t, "libbravo: profile variant=%s pid=%ld: %u lock%s, %s%u by %s (BRAVO_PROFILE_SORT=%s); "
@@ -221,7 +307,7 @@ static void write_table(struct text *t, const struct profile_row *rows, unsigned
 	    n < s->records ? "the busiest " : "all ", n, sort_words[s->sort],
 	    config_profile_sort_names[s->sort], symbols);
 	if (!cells || n == 0) {
-		free(cells);
+		pool_free(cells, cells_bytes);
 		return;
 	}
 	for (int c = 0; c < COLS; c++) {
@@ -236,14 +322,14 @@ static void write_table(struct text *t, const struct profile_row *rows, unsigned
 	}
 	put_row(t, cells[0], width, "site");
 	for (unsigned i = 0; i < n; i++) {
-		struct site_name name;
-		char site[1400];
+		static struct site_name name;
+		static char site[1400], safe[ESCAPED(1400)];
 
 		symbolize(rows[i].site, &name);
 		site_text(&name, site, sizeof(site));
-		put_row(t, cells[i + 1], width, site);
+		put_row(t, cells[i + 1], width, escaped(site, safe, sizeof(safe)));
 	}
-	free(cells);
+	pool_free(cells, cells_bytes);
 	if (s->evicted_lives)
 		put(t, "libbravo: profile: evicted: %llu lock lives, the least acquired, to make room "
 		    "(BRAVO_PROFILE_LOCKS=%u records): %llu acquisitions, %.3f ms waited on them\n",
@@ -261,10 +347,16 @@ static void write_table(struct text *t, const struct profile_row *rows, unsigned
 	"write_waits,write_wait_ns,write_wait_max_ns,write_holds,write_hold_ns,"                 \
 	"write_hold_max_ns,site,site_function,site_object,site_object_offset,site_source\n"
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+/*
+ * A CSV field: escaped (see the top), so it holds no line break, then
+ * quoted when it holds a comma or a quote (RFC 4180).
+ */
 static void put_field(struct text *t, const char *v)
 {
-	if (!strpbrk(v, ",\"\r\n")) {
+	static char safe[ESCAPED(1400)];
+
+	v = escaped(v, safe, sizeof(safe));
+	if (!strpbrk(v, ",\"")) {
 		put(t, ",%s", v);
 		return;
 	}
@@ -316,8 +408,8 @@ static void csv_counts(struct text *t, const struct profile_row *r)
 static void csv_row(struct text *t, const struct profile_row *r, unsigned rank,
 		    const struct profile_summary *s)
 {
-	struct site_name n;
-	char site[1400], func[300], offset[32], source[600];
+	static struct site_name n;
+	static char site[1400], func[300], offset[32], source[600];
 
 	symbolize(r->site, &n);
 	site_text(&n, site, sizeof(site));
@@ -364,13 +456,14 @@ static void write_csv(struct text *t, const struct profile_row *rows, unsigned n
 void profile_report(struct profile_row *rows, const struct profile_summary *s)
 {
 	struct text t = { 0 };
+	int err;
 	unsigned n = s->top && s->top < s->records ? s->top : s->records;
 	const char *symbols;
 	bool empty = false;
 	int fd = 2;
 
 	ranking = s->sort;
-	qsort(rows, s->records, sizeof(*rows), by_rank);
+	sort_rows(rows, s->records);
 	if (s->path) {
 		fd = libbravo_report_open(s->path, "profile", &empty);
 		if (fd < 0)
@@ -385,9 +478,16 @@ void profile_report(struct profile_row *rows, const struct profile_summary *s)
 		write_table(&t, rows, n, s, symbols);
 	symbolizer_close();
 	/* One write: reports of several processes to one file do not interleave. */
-	if (t.p)
-		libbravo_write(fd, t.p, t.len);
+	if (t.p && (err = libbravo_write(fd, t.p, t.len)) != 0 && s->path) {
+		char why[128];
+
+		libbravo_message("cannot write the profile to %s: %s; profile dropped", s->path,
+				 strerror_r(err, why, sizeof(why)));
+	}
+	if (t.cut)
+		libbravo_message("no memory for the whole profile: the report is cut short");
 	if (s->path)
 		close(fd);
-	free(t.p);
+	if (t.p)
+		pool_free(t.p, t.cap);
 }

@@ -13,7 +13,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/types.h>
@@ -21,6 +20,9 @@
 #include <unistd.h>
 
 #include "addr_hash.h"
+#include "page_kind.h"
+#include "pool.h"
+#include "table_lock.h"
 
 #define REGISTRY_SHARDS 64
 #define BLOCK_ALIGN 128
@@ -71,7 +73,7 @@ static void shard_resize(struct shard *s, size_t n)
 {
 	struct entry **old = s->bucket;
 	size_t oldn = s->nbuckets;
-	struct entry **nb = calloc(n, sizeof(*nb));
+	struct entry **nb = pool_alloc(n * sizeof(*nb));
 
 	if (!nb)
 		return;
@@ -86,7 +88,8 @@ static void shard_resize(struct shard *s, size_t n)
 			*b = e;
 		}
 	}
-	free(old);
+	if (old)
+		pool_free(old, oldn * sizeof(*old));
 }
 
 static bool shard_insert(struct shard *s, struct entry *e)
@@ -153,72 +156,101 @@ static void shard_remove(struct shard *s, struct entry *e)
 		shard_resize(s, s->nbuckets / 2);
 }
 
+/* A block's allocation: whole sectors (the kind's size, rounded up). */
+static size_t block_bytes(size_t size)
+{
+	return (size + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
+}
+
+static void entry_free(struct entry *e)
+{
+	pool_free(e->block, block_bytes(e->size));
+	pool_free(e, sizeof(*e));
+}
+
+/* Mark the lock in place (shard mutex held); no block was sealed in *hs. */
+static void mark_inplace(struct heap_slot *hs)
+{
+	atomic_store_explicit(&hs->seal, REGISTRY_INPLACE_SEAL, memory_order_relaxed);
+	/* Release: whoever sees the mark sees the seal. */
+	atomic_store_explicit(&hs->block, REGISTRY_INPLACE_BLOCK, memory_order_release);
+}
+
+/* Under s's mutex: addr's sealed block, or the remembered one reset and sealed; else NULL. */
+static void *attach_known(struct shard *s, const void *addr, struct heap_slot *hs,
+			  const struct block_kind *kind, struct entry **dropped)
+{
+	void *block = registry_block(addr, hs);
+	struct entry *e;
+
+	if (block || registry_inplace(hs) || !(e = shard_find(s, addr)))
+		return block;
+	/* A lock lived here before and was never destroyed. */
+	if (e->size == kind->size && block_idle(e)) {
+		kind->reset(e->block, kind->param);
+		slot_install(addr, hs, e->block);
+		return e->block;
+	}
+	/*
+	 * Not the size this lock needs now (built before the topology was
+	 * read, say), or someone is still in it: a new block.  Only addr's
+	 * handle could reach the old one, and it does not: free it if idle,
+	 * else leave it.
+	 */
+	shard_remove(s, e);
+	if (block_idle(e))
+		*dropped = e;
+	return NULL;
+}
+
 void *registry_attach(const void *addr, struct heap_slot *hs, const struct block_kind *kind)
 {
 	struct shard *s = shard_of(addr);
-	struct entry *e, *fresh, *dropped = NULL;
+	struct entry *fresh, *dropped = NULL;
+	bool shared = page_shared(hs);
+	struct table_guard g;
 	void *block;
 
-	pthread_mutex_lock(&s->mutex);
-	block = registry_block(addr, hs);
-	if (!block && (e = shard_find(s, addr))) {
-		/* A lock lived here before and was never destroyed. */
-		if (e->size == kind->size && block_idle(e)) {
-			block = e->block;
-			kind->reset(block, kind->param);
-			slot_install(addr, hs, block);
-		} else {
-			/*
-			 * Not the size this lock needs now (built before the
-			 * topology was read, say), or someone is still in it:
-			 * a new block.  Only addr's handle could reach the old
-			 * one, and it does not: free it if idle, else leave it.
-			 */
-			shard_remove(s, e);
-			if (block_idle(e))
-				dropped = e;
-		}
-	}
-	pthread_mutex_unlock(&s->mutex);
-	if (dropped) {
-		free(dropped->block);
-		free(dropped);
-	}
-	if (block)
+	table_lock(&s->mutex, &g);
+	block = attach_known(s, addr, hs, kind, &dropped);
+	if (!block && shared && !registry_inplace(hs))
+		mark_inplace(hs);
+	table_unlock(&s->mutex, &g);
+	if (dropped)
+		entry_free(dropped);
+	if (block || registry_inplace(hs))
 		return block;
 
-	/* Allocate outside the shard lock: the allocator may take locks too. */
-	fresh = malloc(sizeof(*fresh));
-	block = NULL;
-	if (fresh && posix_memalign(&block, BLOCK_ALIGN,
-				    (kind->size + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1)))
-		block = NULL;
-	if (!block) {
-		free(fresh);
-		return NULL;
+	/* Allocate outside the shard's mutex (the pool has one of its own). */
+	fresh = pool_alloc(sizeof(*fresh));
+	block = fresh ? pool_alloc(block_bytes(kind->size)) : NULL;
+	if (block) {
+		kind->reset(block, kind->param);
+		*fresh = (struct entry){ addr, block, kind->size, kind->idle, NULL };
 	}
-	kind->reset(block, kind->param);
-	fresh->addr = addr;
-	fresh->block = block;
-	fresh->size = kind->size;
-	fresh->idle = kind->idle;
 
-	pthread_mutex_lock(&s->mutex);
-	if (registry_block(addr, hs) || shard_find(s, addr)) {
+	table_lock(&s->mutex, &g);
+	if (registry_block(addr, hs) || registry_inplace(hs) || shard_find(s, addr)) {
 		/* Lost a race with another first user: take theirs. */
-		pthread_mutex_unlock(&s->mutex);
-		free(block);
-		free(fresh);
+		table_unlock(&s->mutex, &g);
+		if (block)
+			entry_free(fresh);
+		else if (fresh)
+			pool_free(fresh, sizeof(*fresh));
 		return registry_attach(addr, hs, kind);
 	}
-	if (!shard_insert(s, fresh)) {
-		pthread_mutex_unlock(&s->mutex);
-		free(block);
-		free(fresh);
+	if (!block || !shard_insert(s, fresh)) {
+		/* No memory: the lock runs in place for its life. */
+		mark_inplace(hs);
+		table_unlock(&s->mutex, &g);
+		if (block)
+			entry_free(fresh);
+		else if (fresh)
+			pool_free(fresh, sizeof(*fresh));
 		return NULL;
 	}
 	slot_install(addr, hs, block);
-	pthread_mutex_unlock(&s->mutex);
+	table_unlock(&s->mutex, &g);
 	return block;
 }
 
@@ -238,8 +270,9 @@ static size_t retire_bytes;
 static void retire(struct entry *e)
 {
 	struct entry *due = NULL, **tail = &due;
+	struct table_guard g;
 
-	pthread_mutex_lock(&retire_mutex);
+	table_lock(&retire_mutex, &g);
 	e->next = NULL;
 	if (retire_tail)
 		retire_tail->next = e;
@@ -263,12 +296,11 @@ static void retire(struct entry *e)
 			retire_tail = old;
 		}
 	}
-	pthread_mutex_unlock(&retire_mutex);
+	table_unlock(&retire_mutex, &g);
 	while (due) {
 		struct entry *next = due->next;
 
-		free(due->block);
-		free(due);
+		entry_free(due);
 		due = next;
 	}
 }
@@ -277,9 +309,10 @@ void registry_detach(const void *addr, struct heap_slot *hs)
 {
 	struct shard *s = shard_of(addr);
 	struct entry *e, *dropped = NULL;
+	struct table_guard g;
 	void *block;
 
-	pthread_mutex_lock(&s->mutex);
+	table_lock(&s->mutex, &g);
 	block = registry_block(addr, hs);
 	e = shard_find(s, addr);
 	if (e && (e->block == block || (!block && block_idle(e)))) {
@@ -290,13 +323,22 @@ void registry_detach(const void *addr, struct heap_slot *hs)
 		atomic_store_explicit(&hs->block, NULL, memory_order_relaxed);
 		atomic_store_explicit(&hs->seal, 0, memory_order_relaxed);
 	}
-	pthread_mutex_unlock(&s->mutex);
+	table_unlock(&s->mutex, &g);
 	if (dropped)
 		retire(dropped);
 }
 
+/* Held across fork (only the forking thread runs these): see table_lock.h. */
+static struct table_guard fork_guard;
+
 static void registry_lock_all(void)
 {
+	sigset_t all;
+
+	/* Signals blocked first, then the mutexes; table_lock's guard restores the mask. */
+	sigfillset(&all);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &fork_guard.cancel_state);
+	pthread_sigmask(SIG_SETMASK, &all, &fork_guard.mask);
 	for (int i = 0; i < REGISTRY_SHARDS; i++)
 		pthread_mutex_lock(&shards[i].mutex);
 	pthread_mutex_lock(&retire_mutex);
@@ -307,6 +349,8 @@ static void registry_unlock_all(void)
 	pthread_mutex_unlock(&retire_mutex);
 	for (int i = REGISTRY_SHARDS; i-- > 0;)
 		pthread_mutex_unlock(&shards[i].mutex);
+	pthread_sigmask(SIG_SETMASK, &fork_guard.mask, NULL);
+	pthread_setcancelstate(fork_guard.cancel_state, NULL);
 }
 
 static void registry_atfork_once(void)

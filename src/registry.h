@@ -23,11 +23,21 @@
  * up to 256 KiB (a thread still leaving a call on the lock never touches
  * freed memory); glibc's destroy, and default mode's, change nothing.
  *
+ * A lock that cannot have a block -- its memory is shared with other
+ * processes (page_kind.h: each process would have a block of its own), or
+ * there is no memory for one -- is marked *in place* instead, for its
+ * life: its handle holds REGISTRY_INPLACE_SEAL and REGISTRY_INPLACE_BLOCK,
+ * the same in every process (no secret in it), and the variant runs BA in
+ * the lock's own bytes (heap_handle.h).  Nothing in a lock call ever fails
+ * for lack of memory.
+ *
  * Only first use, init and destroy come here; the lock paths read the
- * sealed pointer from the handle.  Sharded, one glibc mutex per shard
- * (never a pthread_rwlock: those are ours), held across fork by an atfork
- * handler.  Every install and removal for an address happens under its
- * shard's mutex.
+ * sealed pointer from the handle.  Blocks and the registry's own tables
+ * come from the pool (pool.h), never from malloc: a first use may happen
+ * in a signal handler that interrupted malloc.  Sharded, one mutex per
+ * shard taken with every signal blocked (table_lock.h), held across fork
+ * by an atfork handler.  Every install and removal for an address happens
+ * under its shard's mutex.
  */
 #ifndef LIBBRAVO_REGISTRY_H
 #define LIBBRAVO_REGISTRY_H
@@ -56,6 +66,17 @@ struct block_kind {
 /* Per-process, never 0 once a block was sealed; 0 before. */
 extern _Atomic uintptr_t registry_secret LIBBRAVO_HIDDEN;
 
+/* The marks of a lock that runs in place (see above). */
+#define REGISTRY_INPLACE_SEAL UINT64_C(0x6272766f696e706c) /* "brvoinpl" */
+#define REGISTRY_INPLACE_BLOCK ((void *)1)
+
+/* Does *hs mark its lock in place? */
+static inline bool registry_inplace(struct heap_slot *hs)
+{
+	return atomic_load_explicit(&hs->block, memory_order_acquire) == REGISTRY_INPLACE_BLOCK &&
+	       atomic_load_explicit(&hs->seal, memory_order_relaxed) == REGISTRY_INPLACE_SEAL;
+}
+
 static inline uintptr_t registry_seal(const void *addr, const void *block, uintptr_t secret)
 {
 	return (uintptr_t)block ^ (uintptr_t)addr ^ secret;
@@ -77,7 +98,8 @@ static inline void *registry_block(const void *addr, struct heap_slot *hs)
 /*
  * The block for the lock at addr, sealed into *hs: the one already sealed
  * there, else the block remembered for addr (reset, if idle and of the
- * size), else a new one (128-byte aligned, reset).  NULL if no memory.
+ * size), else a new one (128-byte aligned, reset).  NULL if the lock runs
+ * in place (marked so now, if it was not: shared memory, or no memory).
  */
 void *registry_attach(const void *addr, struct heap_slot *hs, const struct block_kind *kind);
 

@@ -15,7 +15,11 @@
  *   EBUSY    try-locks that cannot have the lock (also when the caller
  *            holds it, except a read re-entry)
  *   ETIMEDOUT the deadline passed while the lock was busy
- *   EAGAIN   read re-entry count exhausted; no memory for the held list
+ *   EAGAIN   read re-entry count exhausted (2^32 - 1 holds)
+ *
+ * Never for lack of memory: a read hold that cannot be listed is kept
+ * unlisted (held.h).  No call is a cancellation point, and none acts on a
+ * cancellation request at any wait (wait.h).
  *
  * destroy and unlock succeed as glibc's do: destroy of a held lock returns
  * 0, and an unlock by a thread that holds nothing releases one read hold
@@ -24,10 +28,10 @@
  * lock, EPERM from unlock by a non-holder, EINVAL on a destroyed lock --
  * each with one line on stderr naming the call, the lock and the caller.
  *
- * Write holds of the variants whose lock names its writer (variant.h,
- * VARIANT_WRITE_OWNER) are known from the lock, as glibc knows its own,
- * and are not in the list: the uncontended write path is the variant's
- * try-lock and a check, its unlock a compare and a tail call.
+ * Write holds are known from the lock, which names its writer (variant.h,
+ * VARIANT_WRITE_OWNER), as glibc knows its own, and are not in the list:
+ * the uncontended write path is the variant's try-lock and a check, its
+ * unlock a compare and a tail call.
  *
  * A read re-entry only bumps the recursion count, so a thread re-reading a
  * lock never queues behind a waiting writer.  An entry is pushed only once
@@ -41,13 +45,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "handoff.h"
 #include "held.h"
 #include "handle.h"
 #include "message.h"
+#include "page_kind.h"
+#include "pool.h"
 #include "profile.h"
 #include "real.h"
 #include "stats.h"
@@ -126,8 +134,12 @@ static inline bool fast_paths_sampled(void)
 
 static void libbravo_load_once(void)
 {
-	int saved_errno = errno; /* the first call may be the program's */
+	int saved_errno = errno, cancel_state;
 
+	/* The first call may be the program's: no cancellation point acts, errno stays. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	/* First: its fork handler runs last before a fork, after the tables' (table_lock.h). */
+	pool_atfork();
 	real_resolve();
 	config_load();
 	if (config.stats)
@@ -139,6 +151,7 @@ static void libbravo_load_once(void)
 	variant_load();
 	config_announce(variant_name, variant_detail());
 	atomic_store_explicit(&fast_paths, fast_paths_chosen(), memory_order_release);
+	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
 }
 
@@ -211,25 +224,23 @@ static int algo_lock(pthread_rwlock_t *rw, enum held_mode mode, uintptr_t *data,
 				 : variant_write_lock(rw, data, dl);
 }
 
-static void algo_unlock(pthread_rwlock_t *rw, enum held_mode mode, uintptr_t data)
-{
-	if (mode == HELD_READ)
-		variant_read_unlock(rw, data);
-	else
-		variant_write_unlock(rw, data);
-}
-
 /*
- * Release one read hold of rw on some other reader's behalf; false if the
- * lock has none that this variant can release.
+ * Release one read hold of rw on some other reader's behalf, recording it
+ * (handoff.h) in the lock's life; false if the lock has none that this
+ * variant can release, or no record can be had.
  */
 static bool release_for_other(pthread_rwlock_t *rw)
 {
-	uintptr_t data = 0;
+	uint32_t life = handle_life_ensure(rw);
+	uintptr_t cls = 0;
 
-	if (!variant_read_release_other(rw, &data))
+	if (!handoff_reserve())
 		return false;
-	handoff_add(rw, variant_hold_class(data));
+	if (!variant_read_release_other(rw, &cls)) {
+		handoff_unreserve();
+		return false;
+	}
+	handoff_add(rw, cls, life);
 	return true;
 }
 
@@ -238,7 +249,20 @@ static bool held_handed_off(pthread_rwlock_t *rw, struct held *h)
 {
 	uintptr_t data = h->data;
 
-	if (held_mode_of(h) != HELD_READ || !handoff_take(rw, variant_hold_class(data)))
+	if (held_mode_of(h) != HELD_READ ||
+	    !handoff_take(rw, variant_hold_class(rw, data), handle_life(rw)))
+		return false;
+	held_remove(h);
+	variant_read_forget(rw, data);
+	return true;
+}
+
+/* An own entry of an earlier life of the lock (variant_hold_stale): forget it. */
+static bool held_stale(pthread_rwlock_t *rw, struct held *h)
+{
+	uintptr_t data = h->data;
+
+	if (!variant_hold_stale(rw, data))
 		return false;
 	held_remove(h);
 	variant_read_forget(rw, data);
@@ -247,48 +271,57 @@ static bool held_handed_off(pthread_rwlock_t *rw, struct held *h)
 
 /* ---- write holds named in the lock (variant.h, VARIANT_WRITE_OWNER) ---- */
 
-#ifdef VARIANT_WRITE_OWNER
-#define WRITE_HOLDS_LISTED false
-
 /*
- * A lock that names a writer other than the caller's id: the caller still
- * holds it if the name is the id this thread had before a fork (held.h);
- * the lock is then adopted, given the child's id, which glibc's unlock
- * looks for.  ask_kernel: the id may be stale (a fork that ran no
- * handlers): before saying no, ask the kernel again; only unlocks ask,
- * where "no" leads to the misuse paths.
+ * May the caller adopt a lock named by writer, an id its thread had
+ * before a fork (held.h)?  Only if that cannot be another thread's hold:
+ * the lock's memory is the process's own copy (not shared with the parent
+ * that may still hold it: page_kind.h), and no thread of this process has
+ * that id now (ids are recycled: a later thread may have been given it,
+ * and hold the lock).  A thread of the parent's past that held it cannot
+ * be inside: in this process it never ran.
  */
-static __attribute__((noinline)) bool write_named_other(pthread_rwlock_t *rw, pid_t writer,
-							bool ask_kernel)
+static bool adoption_safe(pthread_rwlock_t *rw, pid_t writer)
 {
-	if (held_forked_from(writer)) {
-		/* keeping the profile's mark (handle.h): the unlock still ends the hold */
-		handle_set_writer(rw, held_self() | (handle_writer(rw) & HANDLE_WRITER_PROFILED));
-		return true;
-	}
-	return ask_kernel && writer == held_self_refresh();
+	int saved_errno = errno;
+	bool mine = syscall(SYS_tgkill, getpid(), writer, 0) != 0 && errno == ESRCH;
+
+	errno = saved_errno;
+	return mine && !page_shared(rw);
 }
 
-/* True if the caller holds rw for writing. */
-static inline bool write_held_by_self(pthread_rwlock_t *rw, bool ask_kernel)
+/*
+ * A lock that names a writer other than the caller's id, which the caller
+ * unlocks: the caller still holds it if the name is the id this thread
+ * had before a fork and adopting it is safe (adoption_safe); the lock is
+ * then given the child's id, which glibc's unlock looks for.  Or the
+ * caller's id is stale (a fork that ran no handlers): ask the kernel
+ * again.  Only unlocks ask: a lock call that found a forked-from name
+ * would rename a hold that is not its own if the id was recycled.
+ */
+static __attribute__((noinline)) bool write_named_other(pthread_rwlock_t *rw, pid_t writer,
+							bool unlocking)
+{
+	if (!unlocking)
+		return false;
+	if (writer == held_self_refresh())
+		return true;
+	if (!held_forked_from(writer) || !adoption_safe(rw, writer))
+		return false;
+	/* keeping the profile's mark (handle.h): the unlock still ends the hold */
+	handle_set_writer(rw, held_self() | (handle_writer(rw) & HANDLE_WRITER_PROFILED));
+	return true;
+}
+
+/* True if the caller holds rw for writing; unlocking: the caller says it does. */
+static inline bool write_held_by_self(pthread_rwlock_t *rw, bool unlocking)
 {
 	pid_t writer = handle_writer(rw);
 
 	if (__builtin_expect(writer == 0, 1))
 		return false;
 	writer = handle_writer_id(writer);
-	return writer == held_self() || write_named_other(rw, writer, ask_kernel);
+	return writer == held_self() || write_named_other(rw, writer, unlocking);
 }
-#else
-#define WRITE_HOLDS_LISTED true
-
-static bool write_held_by_self(pthread_rwlock_t *rw, bool ask_kernel)
-{
-	(void)rw;
-	(void)ask_kernel;
-	return false;
-}
-#endif
 
 /* ---- the profile (profile.h): on the full path only ---- */
 
@@ -351,13 +384,13 @@ static inline void profile_release(pthread_rwlock_t *rw)
 
 /*
  * The write hold just taken must reach the full path's unlock, where its
- * timing ends: a listed hold is pushed with HELD_PROFILED (held.h), and
- * where libbravo names the writer, the name gets HANDLE_WRITER_PROFILED
- * (handle.h).  glibc's names need nothing: its unlock is wrapped.
+ * timing ends: where libbravo names the writer, the name gets
+ * HANDLE_WRITER_PROFILED (handle.h).  glibc's names need nothing: its
+ * unlock is wrapped.
  */
 static inline void profile_mark_writer(pthread_rwlock_t *rw)
 {
-#if defined(VARIANT_WRITE_OWNER) && !defined(VARIANT_WRITE_UNLOCK_GLIBC)
+#ifndef VARIANT_WRITE_UNLOCK_GLIBC
 	handle_set_writer(rw, held_self() | HANDLE_WRITER_PROFILED);
 #else
 	(void)rw;
@@ -512,6 +545,42 @@ static int held_check(struct held *h, enum held_mode mode, bool try)
 }
 
 /*
+ * A read hold just taken (data) that the held-lock list has no room for
+ * (no memory: held.h): keep it unlisted, of the plain class.  A hold of
+ * another class is traded for a plain one (released, then taken again as
+ * the call would: waiting, timed or not at all).  A guest read (wait.h)
+ * touches no lock: it is only counted.  0, or what taking the plain hold
+ * returned (EBUSY, ETIMEDOUT: the lock changed hands meanwhile).
+ */
+static __attribute__((noinline)) int hold_unlisted(pthread_rwlock_t *rw, uintptr_t data, bool try,
+						   const struct deadline *dl)
+{
+	int r;
+
+	if (data == VARIANT_GUEST) {
+		atomic_fetch_add_explicit(&held_tls.unlisted_guests, 1, memory_order_relaxed);
+		return 0;
+	}
+	if (data != 0) {
+		variant_read_unlock(rw, data);
+		r = try ? variant_read_trylock_plain(rw) : variant_read_lock_plain(rw, dl);
+		if (r)
+			return r;
+	}
+	held_unlisted_add();
+	return 0;
+}
+
+/* List a read hold just taken, or keep it unlisted (hold_unlisted). */
+static inline int hold_listed(pthread_rwlock_t *rw, uintptr_t data, bool try,
+			      const struct deadline *dl)
+{
+	if (__builtin_expect(held_push(rw, HELD_READ, data), 1))
+		return 0;
+	return hold_unlisted(rw, data, try, dl);
+}
+
+/*
  * With the profile (profile.h), for a lock the caller does not hold:
  * rwlock_acquire's algorithm calls, but a blocking call tries first, and
  * only a wait that follows a failed try is timed; revocations made in
@@ -544,14 +613,8 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 			profiled_wait_end(&c, t0, r);
 		}
 	}
-	if (r == 0 && (mode == HELD_READ || WRITE_HOLDS_LISTED)) {
-		enum held_mode entry = mode == HELD_READ ? HELD_READ : HELD_WRITE | HELD_PROFILED;
-
-		if (!held_push(rw, entry, data)) {
-			algo_unlock(rw, mode, data);
-			r = EAGAIN;
-		}
-	}
+	if (r == 0 && mode == HELD_READ)
+		r = hold_listed(rw, data, try, dl);
 	p = profiled_record(&pl, rw);
 	profile_leave(&outer, p);
 	profiled_count_wait(p, mode, &c);
@@ -576,15 +639,19 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 static inline __attribute__((always_inline)) int holds_answer(pthread_rwlock_t *rw,
 							      enum held_mode mode, bool try)
 {
-	struct held *h = held_find(rw);
+	struct held *h;
+	int r = -1;
 
-	if (h && handoff_any() && held_handed_off(rw, h))
+	held_pin(); /* h stays where it is (held.h) */
+	h = held_find(rw);
+	if (h && (held_stale(rw, h) || (handoff_any() && held_handed_off(rw, h))))
 		h = NULL;
 	if (h)
-		return held_check(h, mode, try);
-	if (write_held_by_self(rw, false))
-		return try ? EBUSY : EDEADLK;
-	return -1;
+		r = held_check(h, mode, try);
+	held_unpin();
+	if (r < 0 && write_held_by_self(rw, false))
+		r = try ? EBUSY : EDEADLK;
+	return r;
 }
 
 /*
@@ -609,12 +676,10 @@ static inline __attribute__((always_inline)) int take(pthread_rwlock_t *rw, enum
 	}
 	r = algo_lock(rw, mode, &data, dl);
 out:
+	if (r == 0 && mode == HELD_READ)
+		r = hold_listed(rw, data, try, dl);
 	if (r)
 		return stats_error(r);
-	if ((mode == HELD_READ || WRITE_HOLDS_LISTED) && !held_push(rw, mode, data)) {
-		algo_unlock(rw, mode, data);
-		return stats_error(EAGAIN);
-	}
 	stats_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
 	return 0;
 }
@@ -688,7 +753,7 @@ static inline int read_sampled(pthread_rwlock_t *rw, const void *caller)
 	uintptr_t data = 0;
 
 	if (!variant_read_settle(rw, &data)) {
-		enum read_nowait nowait = variant_read_nowait(rw);
+		enum read_nowait nowait = variant_read_nowait(rw, &data);
 
 		if (nowait == READ_NOWAIT_HELD)
 			entry = HELD_READ;
@@ -696,10 +761,10 @@ static inline int read_sampled(pthread_rwlock_t *rw, const void *caller)
 			return -1;
 	}
 	if (__builtin_expect(!held_push_fast(rw, entry, data), 0)) {
-		if (data)
+		if (entry & HELD_FAST)
 			variant_read_fast_unlock(data);
 		else
-			variant_read_unlock(rw, 0);
+			variant_read_unlock(rw, data);
 		return -1;
 	}
 	if (__builtin_expect(!due, 1)) {
@@ -757,11 +822,6 @@ static inline int write_sampled(pthread_rwlock_t *rw, const void *caller)
 	}
 	switch (variant_write_fast(rw)) {
 	case WRITE_FAST_HELD:
-		if (WRITE_HOLDS_LISTED &&
-		    !held_push_fast(rw, due ? HELD_WRITE | HELD_PROFILED : HELD_WRITE, 0)) {
-			variant_write_unlock(rw, 0);
-			break;
-		}
 		if (__builtin_expect(!due, 1)) {
 			sample_skip(SAMPLE_WRITE);
 			return 0;
@@ -962,14 +1022,14 @@ static __attribute__((noinline)) int rdlock_full(pthread_rwlock_t *rw, const voi
 }
 
 /*
- * Out of line, so that the table's fast path above keeps no frame; the
- * full path is a tail call from here.
+ * The inline list had no room for the hold rdlock_slow took: undo it, take
+ * the full path.  Out of line, so that the table's fast path above keeps
+ * no frame; the full path is a tail call from here.
  */
-/* The list had no room for the hold rdlock_slow took: undo it, take the full path. */
-static __attribute__((noinline)) int rdlock_undo_full(pthread_rwlock_t *rw, const void *caller,
-						      bool try)
+static __attribute__((noinline)) int rdlock_undo_full(pthread_rwlock_t *rw, uintptr_t data,
+						      const void *caller, bool try)
 {
-	variant_read_unlock(rw, 0);
+	variant_read_unlock(rw, data);
 	return rdlock_full(rw, caller, try);
 }
 
@@ -1001,12 +1061,14 @@ static __attribute__((noinline)) int rdlock_settle(pthread_rwlock_t *rw, const v
 static inline __attribute__((always_inline)) int rdlock_slow(pthread_rwlock_t *rw,
 							      const void *caller, bool try)
 {
+	uintptr_t data;
+
 	if (!null_ptr(rw) && try_paths_open(rw, VARIANT_READ_NOWAIT_PSHARED)) {
-		switch (variant_read_nowait(rw)) {
+		switch (variant_read_nowait(rw, &data)) {
 		case READ_NOWAIT_HELD:
-			if (__builtin_expect(held_push_fast(rw, HELD_READ, 0), 1))
+			if (__builtin_expect(held_push_fast(rw, HELD_READ, data), 1))
 				return 0;
-			return rdlock_undo_full(rw, caller, try);
+			return rdlock_undo_full(rw, data, caller, try);
 		case READ_NOWAIT_SETTLE:
 			return rdlock_settle(rw, caller, try);
 		case READ_NOWAIT_MISS:
@@ -1044,28 +1106,20 @@ EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk,
 }
 
 /*
- * The write fast path: the variant's uncontended write lock, a try-lock,
- * recorded as any write hold is.  It may skip the list lookup because the
- * variant's fast path fails while the caller holds rw in any mode
- * (variant.h); EDEADLK and EBUSY then come from rwlock_acquire.  Shut
- * before the load, in strict mode and with statistics, and for
- * process-shared locks (glibc's bytes) unless the variant's fast path is
- * glibc's own (VARIANT_WRITE_FAST_PSHARED).
+ * The write fast path: the variant's uncontended write lock, a try-lock
+ * that names the writer in the lock (no list entry).  It may skip the list
+ * lookup because the variant's fast path fails while the caller holds rw
+ * in any mode (variant.h); EDEADLK and EBUSY then come from
+ * rwlock_acquire.  Shut before the load, in strict mode and with
+ * statistics, and for process-shared locks (glibc's bytes) unless the
+ * variant's fast path is glibc's own (VARIANT_WRITE_FAST_PSHARED).
+ * rw: through forget_nonnull.
  */
-/* rw: through forget_nonnull */
 static inline __attribute__((always_inline)) enum write_fast wrlock_fast(pthread_rwlock_t *rw)
 {
-	enum write_fast r;
-
 	if (rw == NULL || !try_paths_open(rw, VARIANT_WRITE_FAST_PSHARED))
 		return WRITE_FAST_MISS;
-	r = variant_write_fast(rw);
-	if (r != WRITE_FAST_HELD || !WRITE_HOLDS_LISTED)
-		return r;
-	if (__builtin_expect(held_push_fast(rw, HELD_WRITE, 0), 1))
-		return r;
-	variant_write_unlock(rw, 0);
-	return WRITE_FAST_MISS;
+	return variant_write_fast(rw);
 }
 
 static __attribute__((noinline)) int wrlock_slow(pthread_rwlock_t *rw, bool try, const void *caller)
@@ -1152,21 +1206,14 @@ static int unlock_unheld(pthread_rwlock_t *rw, const void *caller)
 static __attribute__((noinline)) int unlock_slow(pthread_rwlock_t *rw, const void *caller);
 
 /*
- * Release the most recent entry, a single hold of rw taken on any path
- * (no re-entry, no hold released on another thread's behalf): what
+ * Release the most recent entry, a single read hold of rw taken on any
+ * path (no re-entry, no hold released on another thread's behalf): what
  * unlock_slow would do, less the lookup.  Out of line, and reached by
  * tail calls, so that the read fast path's unlock keeps needing no frame.
  */
-static __attribute__((noinline)) int unlock_write_top(pthread_rwlock_t *rw, uintptr_t data)
-{
-	held_pop(); /* off the list before the release (see the top of the file) */
-	variant_write_unlock(rw, data);
-	return 0;
-}
-
 static __attribute__((noinline)) int unlock_read_top(pthread_rwlock_t *rw, uintptr_t data)
 {
-	held_pop();
+	held_pop(); /* off the list before the release (see the top of the file) */
 	variant_read_unlock(rw, data);
 	return 0;
 }
@@ -1235,55 +1282,89 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 			variant_read_fast_unlock(data);
 			return 0;
 		}
-		if (WRITE_HOLDS_LISTED && h->state == HELD_STATE(HELD_WRITE, 0))
-			return unlock_write_top(rw, h->data);
 		if (h->state == HELD_STATE(HELD_READ, 0) && !handoff_any())
 			return unlock_read_single(rw, h->data);
-	} else if (!WRITE_HOLDS_LISTED && rw != NULL && handle_writer(rw) == held_tls.self) {
+	} else if (rw != NULL && handle_writer(rw) == held_tls.self) {
 		return unlock_write_named(rw);
 	}
 	return unlock_slow(rw, CALLER);
 }
 
+/*
+ * Unlock by a thread with no entry for rw and no write hold of it: one of
+ * its unlisted holds (held.h) if it has any and rw has a hold of the kind
+ * -- a guest read while its writer waits, or a read of the plain class,
+ * which is released as an entry of that class would be (a hold of the
+ * class released on its reader's behalf is taken as ours) -- else an
+ * unlock on another thread's behalf.
+ */
+static int unlock_unlisted(pthread_rwlock_t *rw, const void *caller)
+{
+	struct held_list *l = &held_tls;
+
+	if (atomic_load_explicit(&l->unlisted_guests, memory_order_relaxed) &&
+	    atomic_load_explicit(&wait_writer_pending, memory_order_relaxed)) {
+		atomic_fetch_sub_explicit(&l->unlisted_guests, 1, memory_order_relaxed);
+		return 0;
+	}
+	if (!atomic_load_explicit(&l->unlisted, memory_order_relaxed) ||
+	    !variant_read_held_class(rw, 0) || !held_unlisted_take())
+		return unlock_unheld(rw, caller);
+	if (handoff_any() && handoff_take(rw, 0, handle_life(rw)))
+		release_for_other(rw);
+	else
+		variant_read_unlock(rw, 0);
+	return 0;
+}
+
+/*
+ * The hold of the caller's entry just removed (data): released, or, if a
+ * hold of its class was released on its reader's behalf, counted as that
+ * one, and another released in its place.
+ */
+static void unlock_entry(pthread_rwlock_t *rw, uintptr_t data)
+{
+	if (handoff_any() && handoff_take(rw, variant_hold_class(rw, data), handle_life(rw))) {
+		variant_read_forget(rw, data);
+		release_for_other(rw);
+	} else {
+		variant_read_unlock(rw, data);
+	}
+}
+
 static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 {
 	struct held *h;
-	enum held_mode mode;
-	uintptr_t data;
+	uintptr_t data = 0;
+	int r;
 
 	if (null_ptr(rw))
 		return stats_error(EINVAL);
 	if (handle_is_pshared(rw))
 		return real()->unlock(rw);
+	held_pin(); /* h stays where it is (held.h) */
 	h = held_find(rw);
-	if (!h && write_held_by_self(rw, true)) {
-		int r = unlock_write_named(rw);
-
-		profile_release(rw); /* after the release, as below */
+	if (h && held_stale(rw, h))
+		h = NULL;
+	if (h && h->reentries > 0) {
+		h->reentries--;
+		held_unpin();
+		return 0;
+	}
+	if (h) {
+		/* Off the list before the lock is released (see the top of the file). */
+		data = h->data;
+		held_remove(h);
+	}
+	held_unpin();
+	if (h) {
+		unlock_entry(rw, data);
+		return 0;
+	}
+	if (write_held_by_self(rw, true)) {
+		r = unlock_write_named(rw);
+		profile_release(rw); /* after the release: its clock read is not in the critical section */
 		return r;
 	}
-	if (!h)
-		return unlock_unheld(rw, caller);
-	if (held_mode_of(h) == HELD_READ && h->reentries > 0) {
-		h->reentries--;
-		return 0;
-	}
-	/* Off the list before the lock is released (see the top of the file). */
-	mode = held_mode_of(h);
-	data = h->data;
-	held_remove(h);
-	if (mode == HELD_READ && handoff_any() && handoff_take(rw, variant_hold_class(data))) {
-		/*
-		 * A hold of this class was released on its reader's behalf:
-		 * count ours as that one, and release another in its place.
-		 */
-		variant_read_forget(rw, data);
-		release_for_other(rw);
-		return 0;
-	}
-	algo_unlock(rw, mode, data);
-	/* The hold ends after the release: its clock read is not in the critical section. */
-	if (mode == HELD_WRITE)
-		profile_release(rw);
-	return 0;
+	return unlock_unlisted(rw, caller);
 }

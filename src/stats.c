@@ -1,36 +1,53 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * stats.c - per-thread counters, their merging, and the report (stats.h).
+ * stats.c - per-thread counters, their sums, and the report (stats.h).
  *
- * Each thread's block is written only by its thread (relaxed stores, no
- * read-modify-write) and read by others only to total them, with relaxed
- * loads.  Blocks of live threads sit on a list; a thread's exit folds its
- * block into the process totals and takes it off the list.
+ * Counters live in blocks from the pool (pool.h), never in TLS: a thread
+ * owns one block while it counts, and writes it alone (relaxed stores, no
+ * read-modify-write); the sums read every block with relaxed loads.  Every
+ * block ever made stays on one list, pushed by CAS and never unlinked, so
+ * the sums need no lock (the report at exit takes none) and a list can
+ * never be broken by a thread's life:
+ *  - a thread's exit (its thread-specific data destructor) gives its block
+ *    back, counts and all, to the free blocks, and the next thread that
+ *    counts goes on adding to it (the sums do not care whose counts they
+ *    are);
+ *  - a thread that counts again after that, in a later destructor of its
+ *    exit, adds to the shared block with atomic adds;
+ *  - so does a thread when no block can be had (no memory).
+ * A forked child starts from zero: its threads are its own.
  */
 #include "stats.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../locks/events.h"
 #include "message.h"
+#include "pool.h"
+#include "table_lock.h"
 
 struct stats_block {
-	uint64_t v[STAT_COUNT];
-	struct stats_block *next, **pprev;
-	bool listed;
+	_Atomic uint64_t v[STAT_COUNT];
+	struct stats_block *all_next;  /* every block: pushed, never unlinked */
+	struct stats_block *free_next; /* free blocks: under stats_mutex */
 };
 
 bool stats_on;
 
-static __thread struct stats_block stats_tls __attribute__((tls_model("initial-exec")));
+/* The thread's block; NULL: none yet, or given back at its exit (stats_exited). */
+static __thread struct stats_block *stats_mine __attribute__((tls_model("initial-exec")));
+static __thread bool stats_exited __attribute__((tls_model("initial-exec")));
+/* Counts of threads without a block of their own: atomic adds. */
+static struct stats_block stats_shared;
+static struct stats_block *_Atomic stats_all = &stats_shared;
 static pthread_mutex_t stats_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct stats_block *stats_live;     /* under stats_mutex */
-static uint64_t stats_done[STAT_COUNT];    /* exited threads; under stats_mutex */
+static struct stats_block *stats_free;     /* under stats_mutex */
 static pthread_key_t stats_key;
 static const char *stats_variant = "?";
 static bool stats_bias;                    /* print the BRAVO counters */
@@ -71,63 +88,99 @@ static bool is_bias_counter(int i)
 	       (i >= STAT_REVOCATIONS && i <= STAT_POLICY_PAID);
 }
 
-static void merge(uint64_t *into, const uint64_t *from, bool atomic_from)
+/* Add block b's counts into totals. */
+static void add_block(uint64_t *totals, struct stats_block *b)
 {
 	for (int i = 0; i < STAT_COUNT; i++) {
-		uint64_t v = atomic_from ? __atomic_load_n(&from[i], __ATOMIC_RELAXED) : from[i];
+		uint64_t v = atomic_load_explicit(&b->v[i], memory_order_relaxed);
 
 		if (i == STAT_REVOCATION_MAX_NS)
-			into[i] = v > into[i] ? v : into[i];
+			totals[i] = v > totals[i] ? v : totals[i];
 		else
-			into[i] += v;
+			totals[i] += v;
 	}
 }
 
-/* Thread exit: fold the block into the totals. */
+/* Thread exit: the block goes back to the free ones, its counts in it. */
 static void stats_thread_exit(void *arg)
 {
 	struct stats_block *b = arg;
+	struct table_guard g;
 
-	pthread_mutex_lock(&stats_mutex);
-	merge(stats_done, b->v, false);
-	if (b->listed) {
-		*b->pprev = b->next;
-		if (b->next)
-			b->next->pprev = b->pprev;
-		b->listed = false;
-	}
-	memset(b->v, 0, sizeof(b->v));
-	pthread_mutex_unlock(&stats_mutex);
+	stats_mine = NULL;
+	stats_exited = true;
+	table_lock(&stats_mutex, &g);
+	b->free_next = stats_free;
+	stats_free = b;
+	table_unlock(&stats_mutex, &g);
 }
 
+/* A free block, or a new one on the list of all; NULL if no memory. */
+static struct stats_block *block_take(void)
+{
+	struct stats_block *b;
+	struct table_guard g;
+
+	table_lock(&stats_mutex, &g);
+	b = stats_free;
+	if (b)
+		stats_free = b->free_next;
+	table_unlock(&stats_mutex, &g);
+	if (b)
+		return b;
+	b = pool_alloc(sizeof(*b));
+	if (!b)
+		return NULL;
+	/* Release: whoever sums the list sees the block zeroed. */
+	b->all_next = atomic_load_explicit(&stats_all, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(&stats_all, &b->all_next, b,
+						      memory_order_release, memory_order_relaxed))
+		;
+	return b;
+}
+
+/* The block the calling thread counts in (see the top). */
 static struct stats_block *stats_self(void)
 {
-	struct stats_block *b = &stats_tls;
+	struct stats_block *b = stats_mine;
 
-	if (!b->listed) {
-		pthread_mutex_lock(&stats_mutex);
-		b->next = stats_live;
-		b->pprev = &stats_live;
-		if (stats_live)
-			stats_live->pprev = &b->next;
-		stats_live = b;
-		b->listed = true;
-		pthread_mutex_unlock(&stats_mutex);
-		pthread_setspecific(stats_key, b);
+	if (__builtin_expect(b != NULL, 1))
+		return b;
+	if (stats_exited)
+		return &stats_shared;
+	b = block_take();
+	if (!b)
+		return &stats_shared;
+	if (pthread_setspecific(stats_key, b) != 0) {
+		stats_thread_exit(b);
+		stats_exited = false;
+		return &stats_shared;
 	}
+	stats_mine = b;
 	return b;
 }
 
 void stats_add_slow(enum stats_counter s, uint64_t n)
 {
 	struct stats_block *b = stats_self();
-	uint64_t v = b->v[s];
+	_Atomic uint64_t *c = &b->v[s];
+	uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
 
+	if (b == &stats_shared) {
+		if (s != STAT_REVOCATION_MAX_NS)
+			atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+		else
+			while (n > v && !atomic_compare_exchange_weak_explicit(c, &v, n,
+									    memory_order_relaxed,
+									    memory_order_relaxed))
+				;
+		return;
+	}
 	if (s == STAT_REVOCATION_MAX_NS)
 		v = n > v ? n : v;
 	else
 		v += n;
-	__atomic_store_n(&b->v[s], v, __ATOMIC_RELAXED);
+	atomic_store_explicit(c, v, memory_order_relaxed);
 }
 
 int stats_error_slow(int err)
@@ -192,18 +245,17 @@ static uint64_t revocation_median_ns(const uint64_t t[STAT_COUNT])
 void stats_totals(uint64_t out[STAT_COUNT])
 {
 	memset(out, 0, STAT_COUNT * sizeof(out[0]));
-	pthread_mutex_lock(&stats_mutex);
-	merge(out, stats_done, false);
-	for (struct stats_block *b = stats_live; b; b = b->next)
-		merge(out, b->v, true);
-	pthread_mutex_unlock(&stats_mutex);
+	/* Acquire: pairs with the release that pushed each block. */
+	for (struct stats_block *b = atomic_load_explicit(&stats_all, memory_order_acquire); b;
+	     b = b->all_next)
+		add_block(out, b);
 }
 
 static void stats_report(void)
 {
 	uint64_t t[STAT_COUNT];
-	char buf[4096];
-	int fd = 2, n, saved_errno = errno;
+	char buf[4096], why[128];
+	int fd = 2, n, err, saved_errno = errno;
 	uint64_t slow;
 
 	if (!stats_on)
@@ -237,8 +289,9 @@ static void stats_report(void)
 	else if (!libbravo_stderr_unchanged())
 		fd = -1; /* stderr is not the one the program started with */
 	/* One write: reports of several processes to one file do not interleave. */
-	if (fd >= 0)
-		libbravo_write(fd, buf, (size_t)n);
+	if (fd >= 0 && (err = libbravo_write(fd, buf, (size_t)n)) != 0 && stats_path[0])
+		libbravo_message("cannot write statistics to %s: %s; statistics dropped",
+				 stats_path, strerror_r(err, why, sizeof(why)));
 	if (fd >= 0 && stats_path[0])
 		close(fd); /* ours, whatever its number (0 to 2 if the program closed them) */
 	errno = saved_errno;
@@ -254,13 +307,22 @@ __attribute__((destructor(LIBBRAVO_DTOR_STATS))) static void stats_at_exit(void)
 	stats_report();
 }
 
-/* A forked child starts counting from zero: its threads are its own. */
+/*
+ * A forked child starts counting from zero: its threads are its own.  The
+ * forking thread keeps its block; the parent's other threads' blocks are
+ * free in the child.  Only the forking thread runs here.
+ */
 static void stats_after_fork_in_child(void)
 {
-	memset(stats_done, 0, sizeof(stats_done));
-	stats_live = NULL;
-	stats_tls.listed = false;
-	memset(stats_tls.v, 0, sizeof(stats_tls.v));
+	stats_free = NULL;
+	for (struct stats_block *b = stats_all; b; b = b->all_next) {
+		for (int i = 0; i < STAT_COUNT; i++)
+			atomic_store_explicit(&b->v[i], 0, memory_order_relaxed);
+		if (b != stats_mine && b != &stats_shared) {
+			b->free_next = stats_free;
+			stats_free = b;
+		}
+	}
 	pthread_mutex_init(&stats_mutex, NULL);
 }
 

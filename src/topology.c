@@ -14,13 +14,21 @@
 #include <string.h>
 #include <unistd.h>
 
-/* libnuma where configure found it, for the variants that ask for nodes. */
+/*
+ * libnuma where configure found it, for the variants that ask for nodes:
+ * reached through dlopen and closed again once the nodes are read, so
+ * that no variant links it.  Linked, its destructor would free memory at
+ * every exit, and an exit() from a signal handler that interrupted malloc
+ * would then hang there (libbravo(7), NOTES).
+ */
 #if defined(HAVE_LIBNUMA) && defined(LIBBRAVO_NUMA_NODES)
 #define TOPOLOGY_LIBNUMA 1
+#include <dlfcn.h>
 #include <numa.h>
 #endif
 
 #include "config.h"
+#include "pool.h"
 
 #define MAX_NODES 1024
 
@@ -114,29 +122,49 @@ static unsigned read_sysfs_nodes(uint16_t *table, unsigned ids)
 }
 #endif
 
-/*
- * libnuma's answers are defined only after its own constructor ran, and a
- * preloaded library's constructor (or one of the program's libraries) may
- * lock before that: numa_max_node() is then -1 and numa_node_of_cpu()
- * allocates a CPU mask of size 0, which makes libnuma exit(1).  Ask it only
- * once it has sized its masks; read sysfs otherwise.
- */
+#ifdef TOPOLOGY_LIBNUMA
+/* The nodes from libnuma, opened and closed here; 0 if it cannot say. */
+static unsigned read_libnuma(uint16_t *table, unsigned ids)
+{
+	void *lib = dlopen("libnuma.so.1", RTLD_NOW | RTLD_LOCAL);
+	__typeof__(numa_available) *available;
+	__typeof__(numa_num_possible_cpus) *possible_cpus;
+	__typeof__(numa_max_node) *max_node;
+	__typeof__(numa_node_of_cpu) *node_of_cpu;
+	unsigned nodes = 0;
+
+	if (!lib)
+		return 0;
+	available = (__typeof__(available))dlsym(lib, "numa_available");
+	possible_cpus = (__typeof__(possible_cpus))dlsym(lib, "numa_num_possible_cpus");
+	max_node = (__typeof__(max_node))dlsym(lib, "numa_max_node");
+	node_of_cpu = (__typeof__(node_of_cpu))dlsym(lib, "numa_node_of_cpu");
+	/* Its constructor ran at dlopen: its masks are sized (a first call before it made libnuma exit). */
+	if (available && possible_cpus && max_node && node_of_cpu && available() >= 0 &&
+	    possible_cpus() > 0 && max_node() >= 0) {
+		nodes = (unsigned)max_node() + 1;
+		if (nodes > MAX_NODES)
+			nodes = MAX_NODES;
+		for (unsigned c = 0; c < ids; c++) {
+			int node = node_of_cpu((int)c);
+
+			table[c] = (uint16_t)(node < 0 || (unsigned)node >= nodes ? 0 : node);
+		}
+	}
+	dlclose(lib);
+	return nodes;
+}
+#endif
+
+/* The machine's nodes: libnuma's answer, else sysfs's, else one. */
 static unsigned read_numa(uint16_t *table, unsigned ids, const char **source)
 {
 	for (unsigned c = 0; c < ids; c++)
 		table[c] = 0;
 #ifdef TOPOLOGY_LIBNUMA
-	unsigned nodes;
+	unsigned nodes = read_libnuma(table, ids);
 
-	if (numa_available() >= 0 && numa_num_possible_cpus() > 0 && numa_max_node() >= 0) {
-		nodes = (unsigned)numa_max_node() + 1;
-		if (nodes > MAX_NODES)
-			nodes = MAX_NODES;
-		for (unsigned c = 0; c < ids; c++) {
-			int node = numa_node_of_cpu((int)c);
-
-			table[c] = (uint16_t)(node < 0 || (unsigned)node >= nodes ? 0 : node);
-		}
+	if (nodes >= 1) {
 		*source = "libnuma";
 		return nodes;
 	}
@@ -155,7 +183,7 @@ static unsigned read_numa(uint16_t *table, unsigned ids, const char **source)
 static void topology_read(void)
 {
 	unsigned ncpus = online_cpus(), ids = cpu_ids(ncpus);
-	uint16_t *table = calloc(ids, sizeof(*table));
+	uint16_t *table = pool_alloc(ids * sizeof(*table));
 
 	if (!table)
 		return; /* keep the single-node default */

@@ -27,16 +27,35 @@
  *
  * For unlocks by a thread that holds nothing (handoff.h):
  *
- *   variant_read_release_other(rw, &data) release one read hold of another
- *                                         thread, saying which in data;
+ *   variant_read_release_other(rw, &cls)  release one read hold of another
+ *                                         thread, saying its class in cls;
  *                                         false if there is none
- *   variant_hold_class(data)              which holds are interchangeable
+ *   variant_hold_class(rw, data)          which holds are interchangeable:
+ *                                         0 for the plain class (below)
+ *   variant_read_held_class(rw, cls)      does the lock have a read hold
+ *                                         of class cls (a snapshot)
  *   variant_read_forget(rw, data)         a hold released on its reader's
  *                                         behalf is gone: free what only
  *                                         the reader may free (a BRAVO slot)
  *
+ * For holds that cannot be listed (held.h: no memory), reads of the
+ * *plain* class, data 0, which the unlock of any such hold may release:
+ *
+ *   variant_read_lock_plain(rw, dl)       0, ETIMEDOUT
+ *   variant_read_trylock_plain(rw)        0, EBUSY
+ *
  * data is the per-acquisition word carried in the held-lock list from the
- * lock to its unlock (BRAVO slot, CPU index, NUMA node).
+ * lock to its unlock (BRAVO slot, CPU index, NUMA node).  A read by a
+ * signal handler of the lock whose writer side its own thread holds while
+ * it waits (wait.h) is let in as a *guest* where the algorithm does not do
+ * it itself: data VARIANT_GUEST, and its unlock touches nothing.
+ *
+ * A variant whose holds can outlive their lock's memory being reused for
+ * a new lock, and can tell (BRAVO: a fast hold's slot holds the old
+ * life's token), provides
+ *
+ *   variant_hold_stale(rw, data)          true: the hold is of an earlier
+ *                                         life of the lock; forget it
  *
  * A variant with a read fast path that needs no call (BRAVO's table)
  * defines VARIANT_READ_FAST and provides, for rwlock.c's fast paths:
@@ -58,12 +77,13 @@
  * often be taken without waiting and without a list lookup defines
  * VARIANT_READ_NOWAIT and provides
  *
- *   variant_read_nowait(rw)               READ_NOWAIT_HELD: read-held
- *                                         (data 0), taken without waiting
- *                                         (BA's try-lock; BRAVO's lock
- *                                         underneath while bias stays off)
- *                                         and released by
- *                                         variant_read_unlock;
+ *   variant_read_nowait(rw, &data)        READ_NOWAIT_HELD: read-held
+ *                                         (data for its unlock), taken
+ *                                         without waiting (BA's try-lock;
+ *                                         BRAVO's lock underneath while
+ *                                         bias stays off, data 0; the heap
+ *                                         variants' block try-lock) and
+ *                                         released by variant_read_unlock;
  *                                         READ_NOWAIT_MISS: use
  *                                         variant_read_lock;
  *                                         READ_NOWAIT_SETTLE (BRAVO, bias
@@ -142,11 +162,11 @@
  *                                         (BRAVO-pthread: their BRAVO word
  *                                         stays 0, no reader enables bias)
  *
- * A variant whose lock names its writer by thread id while write-held
- * (handle.h, __cur_writer; the id is held_self()) defines
- * VARIANT_WRITE_OWNER: rwlock.c then keeps its write holds out of the
- * held-lock list and finds them in the lock, as glibc does.  Adopting a
- * lock across fork() is then rwlock.c's (it renames the writer).  If its
+ * Every variant's lock names its writer by thread id while write-held
+ * (handle.h, __cur_writer; the id is held_self()) and defines
+ * VARIANT_WRITE_OWNER: rwlock.c keeps write holds out of the held-lock
+ * list and finds them in the lock, as glibc does.  Adopting a lock across
+ * fork() is then rwlock.c's (it renames the writer).  If its
  * write unlock is glibc's pthread_rwlock_unlock and nothing else
  * (BRAVO-pthread), it also defines VARIANT_WRITE_UNLOCK_GLIBC, and
  * rwlock.c calls glibc's directly, process-shared lock or not.
@@ -219,11 +239,29 @@ static inline enum profile_read variant_read_class(pthread_rwlock_t *rw, uintptr
 #endif
 
 #ifndef VARIANT_READ_NOWAIT
-static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw)
+static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	(void)rw;
+	*data = 0;
 	return READ_NOWAIT_MISS;
 }
+#endif
+
+#ifndef VARIANT_READ_FAST
+/* Only BRAVO's fast holds can tell that their lock's life ended. */
+static inline bool variant_hold_stale(pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)rw;
+	(void)data;
+	return false;
+}
+#endif
+
+/* The data of a guest read (see the top): every variant's is this one. */
+#define VARIANT_GUEST UINTPTR_MAX
+
+#ifndef VARIANT_WRITE_OWNER
+#error "every variant names its writer in the lock (handle.h): write holds are not listed"
 #endif
 
 #if !defined(VARIANT_READ_NOWAIT) || !defined(VARIANT_READ_FAST)

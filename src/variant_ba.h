@@ -38,8 +38,9 @@ static inline bool variant_is_idle(pthread_rwlock_t *rw)
 }
 
 /* Holds are interchangeable: one class. */
-static inline uintptr_t variant_hold_class(uintptr_t data)
+static inline uintptr_t variant_hold_class(pthread_rwlock_t *rw, uintptr_t data)
 {
+	(void)rw;
 	(void)data;
 	return 0;
 }
@@ -50,34 +51,66 @@ static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
 	(void)data;
 }
 
-static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
+/* Does the lock have a read hold (of its one class)?  A snapshot. */
+static inline bool variant_read_held_class(pthread_rwlock_t *rw, uintptr_t cls)
 {
-	*data = 0;
-	if (handle_writer(rw) != 0 || !ba_read_held(handle_ba(rw)))
+	return cls == 0 && handle_writer(rw) == 0 && ba_read_held(handle_ba(rw));
+}
+
+static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *cls)
+{
+	*cls = 0;
+	if (!variant_read_held_class(rw, 0))
 		return false;
 	ba_read_unlock(handle_ba(rw));
 	return true;
 }
 
+/*
+ * The data of a guest read: a handler's read of the lock whose writer
+ * side its own thread holds while it waits (wait.h); it touches nothing.
+ */
+#define BA_GUEST UINTPTR_MAX
+
 static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
-	(void)data;
+	if (wait_writer_pending_is(handle_ba(rw))) {
+		*data = BA_GUEST;
+		return 0;
+	}
+	*data = 0;
 	return ba_read_lock(handle_ba(rw), dl);
+}
+
+/* Every read hold is of the plain class already (held.h). */
+static inline int variant_read_lock_plain(pthread_rwlock_t *rw, const struct deadline *dl)
+{
+	return ba_read_lock(handle_ba(rw), dl);
+}
+
+static inline int variant_read_trylock_plain(pthread_rwlock_t *rw)
+{
+	return ba_read_trylock(handle_ba(rw)) ? 0 : EBUSY;
 }
 
 static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
-	(void)data;
-	return ba_read_trylock(handle_ba(rw)) ? 0 : EBUSY;
+	*data = 0;
+	if (ba_read_trylock(handle_ba(rw)))
+		return 0;
+	if (!wait_writer_pending_is(handle_ba(rw)))
+		return EBUSY;
+	*data = BA_GUEST;
+	return 0;
 }
 
 static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
-	(void)data;
-	ba_read_unlock(handle_ba(rw));
+	if (data != BA_GUEST)
+		ba_read_unlock(handle_ba(rw));
 }
 
-/* Every read hold is data 0: released inline (variant.h). */
+/* A read hold of data 0 (all but guests): released inline (variant.h). */
 #define VARIANT_READ_UNLOCK_UNDER 1
 
 static inline __attribute__((always_inline)) int variant_read_unlock_under(pthread_rwlock_t *rw)
@@ -88,8 +121,9 @@ static inline __attribute__((always_inline)) int variant_read_unlock_under(pthre
 /* The slow path's read that does not wait (variant.h): BA's read try-lock. */
 #define VARIANT_READ_NOWAIT 1
 
-static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw)
+static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw, uintptr_t *data)
 {
+	*data = 0;
 	return ba_read_trylock(handle_ba(rw)) ? READ_NOWAIT_HELD : READ_NOWAIT_MISS;
 }
 

@@ -24,6 +24,7 @@
 #include "handle.h"
 #include "handoff.h"
 #include "held.h"
+#include "page_kind.h"
 #include "real.h"
 #include "stats.h"
 
@@ -219,17 +220,28 @@ static const struct rw_ops under_ops = {
 #error "variant_bravo.h needs LIBBRAVO_UNDER_BA or LIBBRAVO_UNDER_PTHREAD"
 #endif
 
-/* Handoff classes: a hold of the underlying lock (0), or a fast hold. */
-#define HOLD_FAST 1
+/* The lock's token (locks/bravo.h): 0 until bias is first enabled in its life. */
+static inline uint64_t lock_token(pthread_rwlock_t *rw)
+{
+	return atomic_load_explicit(&handle_bravo(rw)->token, memory_order_relaxed);
+}
 
+/*
+ * How many of the lock's table slots writers leave behind: fast holds of
+ * this life of the lock released on their readers' behalf (handoff.h).
+ */
 static unsigned long tolerated_fast_holds(const void *lock)
 {
-	return handoff_count(lock, HOLD_FAST);
+	pthread_rwlock_t *rw = (pthread_rwlock_t *)lock;
+	uint64_t token = lock_token(rw);
+
+	return token ? handoff_count(lock, (uintptr_t)token, handle_life(rw)) : 0;
 }
 
 static inline void variant_load(void)
 {
 	bravo_tolerated_slots = tolerated_fast_holds;
+	bravo_memory_shared = page_shared;
 	/* Strict mode, statistics and the profile see every read: keep rwlock.c's inline path shut. */
 	if (config.strict || config.stats || config.profile)
 		bravo_enable_bits |= BRAVO_FULL_PATH;
@@ -261,17 +273,50 @@ static inline int variant_destroy(pthread_rwlock_t *rw)
 	return variant_is_idle(rw) ? 0 : EBUSY;
 }
 
-static inline uintptr_t variant_hold_class(uintptr_t data)
+/* A fast hold's data: the reader's slot (neither 0, the lock underneath, nor a guest's). */
+static inline bool data_is_slot(uintptr_t data)
 {
-	return data ? HOLD_FAST : 0;
+	return data != 0 && data != BRAVO_GUEST;
 }
 
-/* A fast hold handed off to another thread's unlock: free our slot. */
+/*
+ * Handoff classes: a hold of the lock underneath (0); a fast hold: the
+ * token its slot holds, which names the life of the lock it was taken in
+ * (only its reader writes the slot).  A guest's is its own.
+ */
+static inline uintptr_t variant_hold_class(pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)rw;
+	if (!data_is_slot(data))
+		return data;
+	return (uintptr_t)atomic_load_explicit((vr_slot_t *)data, memory_order_relaxed);
+}
+
+/*
+ * A fast hold taken in an earlier life of the lock: its memory was reused
+ * for a new lock since (the token differs).  Its slot is the caller's to
+ * free (variant_read_forget).
+ */
+static inline bool variant_hold_stale(pthread_rwlock_t *rw, uintptr_t data)
+{
+	return data_is_slot(data) && variant_hold_class(rw, data) != (uintptr_t)lock_token(rw);
+}
+
+/* A fast hold handed off to another thread's unlock, or stale: free our slot. */
 static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)rw;
-	if (data)
+	if (data_is_slot(data))
 		bravo_read_fast_unlock((vr_slot_t *)data);
+}
+
+/* Does the lock have a read hold of class cls (a snapshot)? */
+static inline bool variant_read_held_class(pthread_rwlock_t *rw, uintptr_t cls)
+{
+	if (cls == 0)
+		return under_read_held(rw);
+	return cls == (uintptr_t)lock_token(rw) &&
+	       bravo_fast_readers(handle_bravo(rw), under_ops.scope) > 0;
 }
 
 /*
@@ -281,20 +326,33 @@ static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
  * slots (bravo_tolerated_slots) until the reader's own next call on the
  * lock frees its slot.
  */
-static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
+static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *cls)
 {
+	uint64_t token = lock_token(rw);
+
 	if (under_read_held(rw)) {
-		*data = 0;
+		*cls = 0;
 		under_ops.read_unlock(rw);
 		return true;
 	}
-	if (bravo_fast_readers(handle_bravo(rw), under_ops.scope) > handoff_count(rw, HOLD_FAST)) {
-		*data = HOLD_FAST;
+	if (token && bravo_fast_readers(handle_bravo(rw), under_ops.scope) >
+		     handoff_count(rw, (uintptr_t)token, handle_life(rw))) {
+		*cls = (uintptr_t)token;
 		return true;
 	}
 	return false;
 }
 
+/* A read hold of the plain class: the lock underneath (held.h). */
+static inline int variant_read_lock_plain(pthread_rwlock_t *rw, const struct deadline *dl)
+{
+	return under_ops.read_lock(rw, dl);
+}
+
+static inline int variant_read_trylock_plain(pthread_rwlock_t *rw)
+{
+	return under_ops.read_trylock(rw) ? 0 : EBUSY;
+}
 
 /* The read fast path (variant.h): a slot of the visible readers table. */
 #define VARIANT_READ_FAST 1
@@ -334,8 +392,9 @@ static inline void variant_read_fast_unlock(uintptr_t data)
  */
 #define VARIANT_READ_NOWAIT_PSHARED 1
 
-static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw)
+static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw, uintptr_t *data)
 {
+	*data = 0;
 	switch (bravo_read_nowait(handle_bravo(rw), rw, &under_ops)) {
 	case BRAVO_READ_HELD:
 		return READ_NOWAIT_HELD;
@@ -354,7 +413,7 @@ static inline bool variant_read_settle(pthread_rwlock_t *rw, uintptr_t *data)
 /* Statistics: a fast read, or a slow one by cause (enum bravo_miss order). */
 static void count_read(pthread_rwlock_t *rw, uintptr_t slot, uint64_t seen)
 {
-	stats_add_slow(slot ? STAT_READ_FAST
+	stats_add_slow(data_is_slot(slot) ? STAT_READ_FAST
 			   : STAT_SLOW_BIAS_OFF + bravo_miss_cause(handle_bravo(rw), under_ops.scope, seen), 1);
 }
 
@@ -377,7 +436,7 @@ static inline uint64_t variant_read_seen(pthread_rwlock_t *rw)
 static inline enum profile_read variant_read_class(pthread_rwlock_t *rw, uintptr_t data,
 						   uint64_t seen)
 {
-	if (data)
+	if (data_is_slot(data))
 		return PROFILE_READ_FAST;
 	return (enum profile_read)(PROFILE_READ_SLOW +
 				   bravo_miss_cause(handle_bravo(rw), under_ops.scope, seen));

@@ -54,8 +54,9 @@ static inline int variant_destroy(pthread_rwlock_t *rw)
 }
 
 /* Holds are interchangeable: one class. */
-static inline uintptr_t variant_hold_class(uintptr_t data)
+static inline uintptr_t variant_hold_class(pthread_rwlock_t *rw, uintptr_t data)
 {
+	(void)rw;
 	(void)data;
 	return 0;
 }
@@ -67,12 +68,17 @@ static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
 }
 
 /* A read phase with readers inside (__readers: not WRPHASE, a count). */
-static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *data)
+static inline bool variant_read_held_class(pthread_rwlock_t *rw, uintptr_t cls)
 {
 	unsigned r = __atomic_load_n(&rw->__data.__readers, __ATOMIC_RELAXED);
 
-	*data = 0;
-	if ((r & 1) || (r >> 3) == 0)
+	return cls == 0 && !(r & 1) && (r >> 3) != 0;
+}
+
+static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *cls)
+{
+	*cls = 0;
+	if (!variant_read_held_class(rw, 0))
 		return false;
 	real_loaded()->unlock(rw);
 	return true;
@@ -88,6 +94,19 @@ static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const
 static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	(void)data;
+	return real_loaded()->tryrdlock(rw);
+}
+
+/* Every read hold is of the plain class already (held.h). */
+static inline int variant_read_lock_plain(pthread_rwlock_t *rw, const struct deadline *dl)
+{
+	uintptr_t data;
+
+	return variant_read_lock(rw, &data, dl);
+}
+
+static inline int variant_read_trylock_plain(pthread_rwlock_t *rw)
+{
 	return real_loaded()->tryrdlock(rw);
 }
 
@@ -108,8 +127,9 @@ static inline __attribute__((always_inline)) int variant_read_unlock_under(pthre
 /* The slow path's read that does not wait (variant.h): glibc's try-lock. */
 #define VARIANT_READ_NOWAIT 1
 
-static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw)
+static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw, uintptr_t *data)
 {
+	*data = 0;
 	return real_loaded()->tryrdlock(rw) == 0 ? READ_NOWAIT_HELD : READ_NOWAIT_MISS;
 }
 

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fault.h - helpers of the fault programs (tests/fault/): what production
+ * programs do on a bad day, run under every variant and under glibc.
+ *
+ * The programs use tests/stress/torture.h's runner and guarded data; this
+ * adds a watchdog, so that a check that hangs fails by name (the driver's
+ * timeout is only the last resort), and a few process helpers.
+ */
+#ifndef FAULT_H
+#define FAULT_H
+
+#include "../stress/torture.h"
+
+#include <sys/wait.h>
+
+/*
+ * A check that has not finished after `seconds` fails by name.  Armed by
+ * each check (fault_watchdog), disarmed by fault_watchdog(0).  A thread of
+ * its own (created once), not alarm(): the checks use signals.
+ */
+static atomic_long fault_watchdog_deadline; /* CLOCK_MONOTONIC seconds, 0: off */
+static const char *_Atomic fault_watchdog_what;
+
+static void *fault_watchdog_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		long d = atomic_load(&fault_watchdog_deadline);
+		struct timespec now = ts_now(CLOCK_MONOTONIC);
+
+		if (d && now.tv_sec >= d) {
+			const char *what = atomic_load(&fault_watchdog_what);
+
+			fflush(stdout);
+			fprintf(stderr, "FAIL %s: no progress within its bound (%s): a hang\n",
+				torture_current, what ? what : "?");
+			fflush(stderr);
+			_exit(1);
+		}
+		sleep_ms(50);
+	}
+	return NULL;
+}
+
+static void fault_watchdog_start(void)
+{
+	pthread_t th;
+	sigset_t all, old;
+
+	/* The watchdog takes no signal meant for the checks' threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	CHECK(pthread_create(&th, NULL, fault_watchdog_main, NULL) == 0, "watchdog thread");
+	pthread_detach(th);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Arm the watchdog for the current check: seconds from now; 0 disarms it. */
+static inline void fault_watchdog(long seconds, const char *what)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	if (seconds == 0) {
+		atomic_store(&fault_watchdog_deadline, 0);
+		return;
+	}
+	atomic_store(&fault_watchdog_what, what);
+	atomic_store(&fault_watchdog_deadline, ts_now(CLOCK_MONOTONIC).tv_sec + seconds);
+	pthread_once(&once, fault_watchdog_start);
+}
+
+/*
+ * Run fn in a child process (fork); the child's exit status 0 is a pass.
+ * The child inherits the watchdog's deadline but not its thread: it arms
+ * its own.  Waits at most `seconds`, then kills the child and fails.
+ */
+static inline int fault_in_child(void (*fn)(void *), void *arg, long seconds)
+{
+	struct timespec start = ts_now(CLOCK_MONOTONIC);
+	pid_t pid = fork();
+	int status;
+
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		fn(arg);
+		fflush(stdout);
+		_exit(0);
+	}
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		CHECK(r >= 0, "waitpid: %s", strerror(errno));
+		if (r == pid)
+			break;
+		if (ms_since(start) > seconds * 1000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			CHECK(false, "the child process did not finish within %ld s: a hang", seconds);
+		}
+		sleep_ms(5);
+	}
+	return status;
+}
+
+#endif
