@@ -61,7 +61,22 @@ static bool ba_read_withdraw(struct ba_lock *l, uint64_t wphase)
 	return false;
 }
 
-int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadline *dl)
+/*
+ * A read this thread waits for, or was let into since (wait.h,
+ * wait_read_now): its phase is the writer phase it arrived under, which a
+ * changed rin says has ended.
+ */
+bool ba_read_admitted_in(const void *lo, const void *hi)
+{
+	/* Relaxed: a thread's own read and its handler's. */
+	const struct ba_lock *l = atomic_load_explicit(&wait_read_now.lock, memory_order_relaxed);
+
+	return l && (const void *)l >= lo && (const void *)l < hi &&
+	       (atomic_load_explicit(&l->rin, memory_order_relaxed) & BA_WPHASE) !=
+	       wait_read_now.phase;
+}
+
+static int ba_read_wait(struct ba_lock *l, uint64_t wphase, const struct deadline *dl)
 {
 	for (;;) {
 		/* Acquire: a changed phase is the writer's leave (release); we enter. */
@@ -85,6 +100,18 @@ int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadl
 		    ba_read_withdraw(l, wphase))
 			return ETIMEDOUT;
 	}
+}
+
+int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadline *dl)
+{
+	int r;
+
+	/* Left set once admitted: the caller puts back what it found (wait.h). */
+	wait_read_set(l, wphase);
+	r = ba_read_wait(l, wphase, dl);
+	if (r)
+		wait_read_set(NULL, 0);
+	return r;
 }
 
 int ba_read_unlock_wake(struct ba_lock *l)
@@ -211,23 +238,38 @@ int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)
 	return 0;
 }
 
-int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
+int ba_write_lock_marking(struct ba_lock *l, const struct deadline *dl)
 {
-	const void *pending;
+	const void *pending = wait_writer_pending_get();
 	uint32_t ticket;
-	int r;
 
 	if (ba_write_begin(l, &ticket, dl))
 		return ETIMEDOUT;
 	/* Holding the writer side: a handler's read on this thread gets in (wait.h). */
-	pending = wait_writer_pending_set(l);
-	r = ba_write_wait(l, ticket, dl);
+	wait_writer_pending_set(l);
+	if (ba_write_wait(l, ticket, dl) == 0)
+		return 0; /* still marked: the caller puts the mark back once it named itself */
 	wait_writer_pending_restore(pending);
-	if (r) {
-		ba_write_unlock(l);
-		return ETIMEDOUT;
+	ba_write_unlock(l);
+	return ETIMEDOUT;
+}
+
+int ba_write_lock_named(struct ba_lock *l, const struct deadline *dl, int *name, int id)
+{
+	const void *pending = wait_writer_pending_get();
+	int r = ba_write_lock_marking(l, dl);
+
+	if (r == 0) {
+		if (name)
+			__atomic_store_n(name, id, __ATOMIC_RELAXED); /* named before the mark goes */
+		wait_writer_pending_restore(pending);
 	}
-	return 0;
+	return r;
+}
+
+int ba_write_lock(struct ba_lock *l, const struct deadline *dl)
+{
+	return ba_write_lock_named(l, dl, NULL, 0);
 }
 
 /* Snapshots: acquire so that a caller that sees the lock idle may reuse it. */

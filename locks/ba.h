@@ -104,6 +104,29 @@ void ba_init(struct ba_lock *l);
 /* 0, or ETIMEDOUT when dl passes first (then nothing is held). */
 int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadline *dl);
 
+/*
+ * Guests (wait.h).  A signal handler's read of l on a thread that cannot
+ * proceed before the handler returns, and that keeps every other writer
+ * out meanwhile, need not wait for l, and must not:
+ *  - the thread holds l's writer side while it waits for readers to leave
+ *    (wait_writer_pending);
+ *  - the thread waits in ba_read_lock_slowpath and its read has been
+ *    admitted since (the writer phase it arrived under ended): it holds a
+ *    read that a newer writer waits for, though its call has not returned.
+ *    (Found by tests/fault/handler_locks: four threads on one CPU, each
+ *    handler reading the lock its own interrupted reader was just let
+ *    into, behind the next writer.)
+ * ba_guest_ok says whether the caller's read of l is such a guest: the
+ * caller then reads without touching l.  ba_read_admitted_in: the second
+ * case for any BA lock in [lo, hi) (Per-CPU's sub-locks).
+ */
+bool ba_read_admitted_in(const void *lo, const void *hi);
+
+static inline bool ba_guest_ok(struct ba_lock *l)
+{
+	return wait_writer_pending_is(l) || ba_read_admitted_in(l, l + 1);
+}
+
 static inline int ba_read_lock(struct ba_lock *l, const struct deadline *dl)
 {
 	/* Acquire: pairs with the release of the last writer's leave. */
@@ -146,6 +169,19 @@ static inline int ba_read_unlock(struct ba_lock *l)
 }
 
 int ba_write_lock(struct ba_lock *l, const struct deadline *dl);
+/*
+ * ba_write_lock, and on success id stored in *name (relaxed) while the
+ * thread still counts as waiting for l's readers (wait.h): a caller that
+ * names its writer (libbravo's __cur_writer) leaves its handlers no moment
+ * in which it holds l unnamed and unmarked.  (A try-lock's and an
+ * unlock's few instructions between the lock word and the name remain.)
+ * ba_write_lock_marking: the same, but on success the thread stays marked
+ * as l's waiting writer (wait_writer_pending == l); its caller, which read
+ * the mark before the call, puts it back once it has named itself
+ * (BRAVO-BA's writer, which revokes bias in between).
+ */
+int ba_write_lock_named(struct ba_lock *l, const struct deadline *dl, int *name, int id);
+int ba_write_lock_marking(struct ba_lock *l, const struct deadline *dl);
 
 /*
  * ba_write_lock in two steps, for locks built of several BA locks (Per-CPU)

@@ -286,8 +286,20 @@ enum bravo_miss {
  * The underlying lock, as BRAVO sees it. 0 or ETIMEDOUT from blocking
  * calls.  scope: the table its fast readers publish in.
  */
+/*
+ * write_lock may leave its thread marked as u's waiting writer (wait.h:
+ * BA's ba_write_lock_marking); bravo_write_lock keeps it marked from the
+ * underlying lock's acquisition to the end of its revocation either way,
+ * and its caller puts the mark back once it has named itself.
+ */
 struct rw_ops {
 	enum vr_scope scope;
+	/*
+	 * A read of u by the caller may get in as a guest (wait.h): its
+	 * thread holds u's writer side while it waits, or a read of u that
+	 * this thread waits for has been admitted (ba.h).
+	 */
+	bool (*guest_ok)(void *u);
 	int (*read_lock)(void *u, const struct deadline *dl);
 	bool (*read_trylock)(void *u);
 	void (*read_unlock)(void *u);
@@ -599,7 +611,7 @@ BRAVO_INLINE int bravo_read_lock(struct bravo *b, void *u, const struct rw_ops *
 		*cookie = (uintptr_t)slot;
 		return 0;
 	}
-	if (wait_writer_pending_is(u)) {
+	if (ops->guest_ok(u)) {
 		*cookie = BRAVO_GUEST;
 		return 0;
 	}
@@ -620,7 +632,7 @@ BRAVO_INLINE bool bravo_read_trylock(struct bravo *b, void *u, const struct rw_o
 	if (slot)
 		return true;
 	if (!ops->read_trylock(u)) {
-		if (!wait_writer_pending_is(u))
+		if (!ops->guest_ok(u))
 			return false;
 		*cookie = BRAVO_GUEST;
 		return true;
@@ -650,10 +662,15 @@ BRAVO_INLINE void bravo_read_unlock(void *u, const struct rw_ops *ops, uintptr_t
  * reader_pref: the underlying lock lets readers in while a writer waits
  * (glibc's default kind); the writer must not hold it while it waits for
  * fast readers, or it would shut out readers that glibc admits.
+ *
+ * On success the thread stays marked as u's waiting writer (wait.h): the
+ * caller reads the mark before the call and puts it back once it has
+ * named itself as the writer (variant_bravo.h).
  */
 BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops *ops,
 				  bool writer_pref, bool reader_pref, const struct deadline *dl)
 {
+	const void *pending = wait_writer_pending_get();
 	enum bravo_wait how = reader_pref ? BRAVO_RELEASE : BRAVO_HOLD;
 	bool announced = false;
 	uint64_t start = 0;
@@ -668,14 +685,16 @@ BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops 
 		r = ops->write_lock(u, dl);
 	}
 	while (r == 0) {
-		/* Waiting for fast readers, holding the lock: a handler's read gets in (wait.h). */
-		const void *pending = how == BRAVO_HOLD ? wait_writer_pending_set(u) : NULL;
-
+		/*
+		 * Holding the lock underneath: a handler's read on this thread
+		 * gets in (wait.h), while we revoke and until our caller has
+		 * named us (it restores the mark it found).
+		 */
+		wait_writer_pending_set(u);
 		r = bravo_write_acquired(b, ops->scope, u, dl, how, &start);
-		if (how == BRAVO_HOLD)
-			wait_writer_pending_restore(pending);
 		if (r == 0)
 			break;
+		wait_writer_pending_restore(pending);
 		ops->write_unlock(u); /* revocation timed out, or drain unlocked */
 		if (r != EAGAIN)
 			break;

@@ -21,6 +21,11 @@ static void percpu_write_release(struct percpu_lock *l, unsigned upto)
 
 int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl)
 {
+	return percpu_write_lock_named(l, dl, NULL, 0);
+}
+
+int percpu_write_lock_named(struct percpu_lock *l, const struct deadline *dl, int *name, int id)
+{
 	const void *pending = NULL;
 	unsigned i;
 
@@ -42,6 +47,8 @@ int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl)
 		if (ba_write_wait(&l->sub[j].ba,
 				  atomic_load_explicit(&l->sub[j].wticket, memory_order_relaxed), dl))
 			goto timeout;
+	if (name)
+		__atomic_store_n(name, id, __ATOMIC_RELAXED); /* named before the mark goes */
 	wait_writer_pending_restore(pending);
 	return 0;
 timeout:

@@ -105,7 +105,19 @@ static inline uint32_t percpu_readers_in(struct percpu_lock *l, unsigned idx)
 	return in < (BA_COUNT_MASK >> 1) ? in : 0;
 }
 
+/*
+ * A signal handler's read of l on a thread whose writer holds sub-lock 0
+ * (so no other writer is inside) or whose read of a sub-lock was admitted
+ * while it waited: it gets in without touching l (ba.h, Guests).
+ */
+static inline bool percpu_guest_ok(struct percpu_lock *l)
+{
+	return wait_writer_pending_is(l) || ba_read_admitted_in(&l->sub[0], &l->sub[l->nsub]);
+}
+
 int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl);
+/* percpu_write_lock, and on success id stored in *name as ba_write_lock_named does. */
+int percpu_write_lock_named(struct percpu_lock *l, const struct deadline *dl, int *name, int id);
 bool percpu_write_trylock(struct percpu_lock *l);
 void percpu_write_unlock(struct percpu_lock *l);
 bool percpu_is_idle(struct percpu_lock *l);

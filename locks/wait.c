@@ -22,6 +22,7 @@
 unsigned wait_spin_budget = 128;
 __thread const void *_Atomic wait_writer_pending __attribute__((tls_model("initial-exec")));
 __thread uint32_t wait_self __attribute__((tls_model("initial-exec")));
+__thread struct wait_read wait_read_now __attribute__((tls_model("initial-exec")));
 
 /*
  * Numbers from a process-wide counter (a forked child's threads go on

@@ -65,10 +65,58 @@ static inline const void *wait_writer_pending_set(const void *lock)
 	return prev;
 }
 
+/* The mark as it is (to restore after a call that leaves it set). */
+static inline const void *wait_writer_pending_get(void)
+{
+	return atomic_load_explicit(&wait_writer_pending, memory_order_relaxed);
+}
+
 static inline void wait_writer_pending_restore(const void *prev)
 {
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&wait_writer_pending, prev, memory_order_relaxed);
+}
+
+/*
+ * The read this thread last waited for and was let into (ba.h, Guests):
+ * the lock and the algorithm's phase it arrived under, set by the lock's
+ * slow path before it waits and left set once the read is admitted, until
+ * the caller has recorded the hold and puts back what it found
+ * (wait_read_save, wait_read_restore): a signal handler that runs in
+ * between and reads the same lock must not wait behind a writer that
+ * waits for this very read.  The lock is written last (and cleared
+ * first), so a handler sees a whole pair or none.
+ */
+struct wait_read {
+	const void *_Atomic lock;
+	uint64_t phase;
+};
+
+extern __thread struct wait_read wait_read_now
+	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
+
+static inline void wait_read_set(const void *lock, uint64_t phase)
+{
+	atomic_store_explicit(&wait_read_now.lock, NULL, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	wait_read_now.phase = phase;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&wait_read_now.lock, lock, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline struct wait_read wait_read_save(void)
+{
+	struct wait_read saved;
+
+	atomic_init(&saved.lock, atomic_load_explicit(&wait_read_now.lock, memory_order_relaxed));
+	saved.phase = wait_read_now.phase;
+	return saved;
+}
+
+static inline void wait_read_restore(const struct wait_read *saved)
+{
+	wait_read_set(atomic_load_explicit(&saved->lock, memory_order_relaxed), saved->phase);
 }
 
 /* A number of this thread's own, never 0, never another live thread's. */

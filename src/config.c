@@ -65,7 +65,8 @@ static void env_uint_desc(const char *name, unsigned long min, unsigned long max
 		return;
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (*s == '-' || *s == '\0' || *end != '\0' || errno || v < min || v > max ||
+	/* Digits only: strtoul would take leading blanks and a sign. */
+	if (!(*s >= '0' && *s <= '9') || *end != '\0' || errno || v < min || v > max ||
 	    (pow2 && (v & (v - 1)))) {
 		if (what_default)
 			libbravo_message("ignoring %s=\"%s\" (want %s%lu..%lu); using %s",
@@ -318,6 +319,27 @@ static void config_read(void)
 	bravo_policy = (enum bravo_policy)policy;
 	bravo_payback = (unsigned)payback;
 	wait_spin_budget = config.spin;
+}
+
+/*
+ * In a privileged (AT_SECURE) process the BRAVO_* variables are its
+ * caller's: ignored (secure_getenv), and removed from the environment as
+ * ld.so removes LD_PRELOAD and its kin, so that they do not reach a
+ * program it runs after giving up its privileged state (a set-user-ID
+ * program that makes its real id root and execs would pass them to a
+ * child that is root and not AT_SECURE).  In place: no allocation.
+ */
+void config_scrub_secure(void)
+{
+	extern char **environ;
+	char **r, **w;
+
+	if (!getauxval(AT_SECURE) || !environ)
+		return;
+	for (r = w = environ; *r; r++)
+		if (strncmp(*r, "BRAVO_", 6) != 0)
+			*w++ = *r;
+	*w = NULL;
 }
 
 void config_load(void)

@@ -42,7 +42,8 @@
  * variable and the default used; the program keeps running.
  *
  * All are read with secure_getenv: a privileged (AT_SECURE) process
- * ignores them and runs with the defaults, silently.
+ * ignores them and runs with the defaults, silently, and removes them
+ * from its environment (config_scrub_secure).
  */
 #ifndef LIBBRAVO_CONFIG_H
 #define LIBBRAVO_CONFIG_H
@@ -80,6 +81,8 @@ extern struct config config LIBBRAVO_HIDDEN;
  * allocates nothing; errno is preserved.
  */
 void config_load(void);
+/* A privileged process: remove every BRAVO_* variable from the environment. */
+void config_scrub_secure(void);
 void config_announce(const char *variant, const char *detail);
 /* BRAVO_TABLE and BRAVO_POLICY in effect, as their values are spelled. */
 const char *config_table_name(void);

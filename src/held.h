@@ -157,17 +157,26 @@ static inline struct held *held_find(const void *lock)
 	return 0;
 }
 
-/* Keep the spill where it is while an entry pointer is in use (see the top). */
+/*
+ * Keep the spill where it is while an entry pointer is in use (see the
+ * top).  A load and a store, not an atomic RMW: only this thread and its
+ * handlers touch the count, and a handler leaves it as it found it.
+ */
 static inline void held_pin(void)
 {
-	atomic_fetch_add_explicit(&held_tls.pinned, 1, memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&held_tls.pinned, memory_order_relaxed);
+
+	atomic_store_explicit(&held_tls.pinned, n + 1, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
 static inline void held_unpin(void)
 {
+	uint32_t n;
+
 	atomic_signal_fence(memory_order_seq_cst);
-	atomic_fetch_sub_explicit(&held_tls.pinned, 1, memory_order_relaxed);
+	n = atomic_load_explicit(&held_tls.pinned, memory_order_relaxed);
+	atomic_store_explicit(&held_tls.pinned, n - 1, memory_order_relaxed);
 }
 
 /* Set the list up (the first push) or add to the spill; false if no memory. */

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,25 @@ void libbravo_stderr_remember(void)
 	errno = saved_errno;
 }
 
+/* A socket of the internet families: a peer, not a log. */
+static bool network_socket(int fd)
+{
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+
+	return getsockname(fd, (struct sockaddr *)&sa, &len) == 0 &&
+	       (sa.ss_family == AF_INET || sa.ss_family == AF_INET6);
+}
+
+bool libbravo_stderr_writable(bool unchanged_only)
+{
+	int saved_errno = errno;
+	bool ok = (!unchanged_only || libbravo_stderr_unchanged()) && !network_socket(2);
+
+	errno = saved_errno;
+	return ok;
+}
+
 bool libbravo_stderr_unchanged(void)
 {
 	int saved_errno = errno, state = __atomic_load_n(&stderr_state, __ATOMIC_ACQUIRE);
@@ -53,8 +73,13 @@ bool libbravo_stderr_unchanged(void)
 
 int libbravo_report_open(const char *path, const char *what, bool *empty)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY |
-		      O_CLOEXEC | O_NONBLOCK, 0644);
+	int cancel_state, fd;
+
+	/* At exit: open is a cancellation point, and no report may end the thread. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC |
+		  O_NONBLOCK, 0644);
+	pthread_setcancelstate(cancel_state, NULL);
 	char why[128];
 	struct stat st;
 	int flags;
@@ -115,16 +140,50 @@ int libbravo_write(int fd, const void *buf, size_t len)
 	return err;
 }
 
+/*
+ * in[0..n) into out[size] with control characters and backslashes
+ * escaped (\\n, \\x1b, \\\\): a message holds no line break of the text it
+ * quotes (a path, an environment value).  Its length, or -1 if it does
+ * not fit.
+ */
+static size_t escape_line(const char *in, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)in[i];
+		char esc[5];
+		size_t k;
+
+		if (c == '\\' || c == '\n' || c == '\r' || c == '\t') {
+			esc[0] = '\\';
+			esc[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : '\\';
+			k = 2;
+		} else if (c < 0x20 || c == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\x%02x", c);
+			k = 4;
+		} else {
+			esc[0] = (char)c;
+			k = 1;
+		}
+		if (o + k > size)
+			return (size_t)-1;
+		memcpy(out + o, esc, k);
+		o += k;
+	}
+	return o;
+}
+
 void libbravo_message(const char *fmt, ...)
 {
 	static const char prefix[] = "libbravo: ";
 	static const char cut[] = "...\n";
-	char buf[1024];
+	char buf[1024], line[1024];
 	size_t len = sizeof(prefix) - 1, room = sizeof(buf) - len;
 	int saved_errno = errno, n;
 	va_list ap;
 
-	if (!libbravo_stderr_unchanged())
+	if (!libbravo_stderr_writable(true))
 		return;
 	memcpy(buf, prefix, len);
 	va_start(ap, fmt);
@@ -132,16 +191,20 @@ void libbravo_message(const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		n = 0;
-	if ((size_t)n >= room) {
-		/* Cut: end in "...\n" (the NUL's place is free for it). */
-		len = sizeof(buf) - (sizeof(cut) - 1);
-		memcpy(buf + len, cut, sizeof(cut) - 1);
-		len = sizeof(buf);
+	if ((size_t)n >= room)
+		n = (int)room - 1;
+	len += (size_t)n;
+	if (len > sizeof(prefix) - 1 && buf[len - 1] == '\n')
+		len--;
+	len = escape_line(buf, len, line, sizeof(line) - sizeof(cut));
+	if (len == (size_t)-1) {
+		/* Cut: end in "...\n". */
+		len = sizeof(line) - sizeof(cut);
+		memcpy(line + len, cut, sizeof(cut) - 1);
+		len += sizeof(cut) - 1;
 	} else {
-		len += (size_t)n;
-		if (buf[len - 1] != '\n')
-			buf[len++] = '\n'; /* n < room: the NUL's place */
+		line[len++] = '\n';
 	}
-	libbravo_write(2, buf, len);
+	libbravo_write(2, line, len);
 	errno = saved_errno;
 }

@@ -39,6 +39,13 @@ void libbravo_stderr_remember(void);
 bool libbravo_stderr_unchanged(void);
 
 /*
+ * May a line go to fd 2?  Never to a network socket (an inetd-style
+ * service's fd 2 is its peer: a line there would be protocol data); with
+ * unchanged_only, only to the stderr noted at load.
+ */
+bool libbravo_stderr_writable(bool unchanged_only);
+
+/*
  * Open a report file (the statistics', the profile's) to append to it:
  * never through a symbolic link (the last component), never becoming the
  * controlling terminal, never blocking on a FIFO with no reader; created
@@ -53,9 +60,10 @@ int libbravo_write(int fd, const void *buf, size_t len);
 
 /*
  * One line on fd 2: "libbravo: " then fmt formatted (vsnprintf into a
- * 1 KiB stack buffer; a longer line is cut and ends in "..."), then a
- * newline if fmt did not end in one; one write(2).  Nothing if fd 2 is
- * not the stderr noted at load.
+ * 1 KiB stack buffer; a longer line is cut and ends in "..."), its control
+ * characters and backslashes escaped (\n, \x1b, \\: what it quotes cannot
+ * break the line), then a newline; one write(2).  Nothing if fd 2 is not
+ * the stderr noted at load, or is a network socket.
  */
 void libbravo_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

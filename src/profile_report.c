@@ -468,7 +468,7 @@ void profile_report(struct profile_row *rows, const struct profile_summary *s)
 		fd = libbravo_report_open(s->path, "profile", &empty);
 		if (fd < 0)
 			return;
-	} else if (!libbravo_stderr_unchanged()) {
+	} else if (!libbravo_stderr_writable(true)) {
 		return; /* stderr is not the one the program started with */
 	}
 	symbols = symbolizer_open();

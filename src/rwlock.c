@@ -142,6 +142,7 @@ static void libbravo_load_once(void)
 	pool_atfork();
 	real_resolve();
 	config_load();
+	config_scrub_secure(); /* idempotent: a first call may come before the constructor */
 	if (config.stats)
 		stats_start(variant_name, config.stats_file, variant_has_bias);
 	if (config.profile)
@@ -175,37 +176,41 @@ static inline void ensure_loaded(void)
 		libbravo_load();
 }
 
-__attribute__((constructor)) static void libbravo_constructor(void)
+/*
+ * Before anything of the program that comes after the preload: a
+ * privileged process drops its caller's BRAVO_* (config.c).
+ */
+__attribute__((constructor(101))) static void libbravo_constructor(void)
 {
+	config_scrub_secure();
 	libbravo_load();
 }
 
 /* ---- misuse reports ---- */
 
 /*
- * One line on stderr (message.h: errno and SIGPIPE are safe).  Default
- * mode's rare warning goes only to the stderr the program started with;
- * strict mode's lines go to whatever fd 2 is now: the user asked for
- * them, and may have pointed fd 2 at a file of their own to get them.
+ * Strict mode (BRAVO_CHECK=1): one line on stderr naming the call, the
+ * lock and the caller (message.h: errno and SIGPIPE are safe), to
+ * whatever fd 2 is now: the user asked for them, and may have pointed fd 2
+ * at a file of their own to get them; never to a network socket.
  */
-static void report(const char *call, const void *rw, const char *what, const void *caller)
+static void report_strict(const char *call, const void *rw, const char *what, const void *caller)
 {
 	char line[256];
 	int n = snprintf(line, sizeof(line), "libbravo: %s(%p): %s (caller %p)\n",
 			 call, rw, what, caller);
 
-	if (n <= 0)
+	if (n <= 0 || !libbravo_stderr_writable(false))
 		return;
 	if ((size_t)n >= sizeof(line))
 		n = sizeof(line) - 1;
-	if (config.strict || libbravo_stderr_unchanged())
-		libbravo_write(2, line, (size_t)n);
+	libbravo_write(2, line, (size_t)n);
 }
 
 /* Strict mode: a misuse gets its POSIX error and a line. */
 static int misuse(int err, const char *call, const void *rw, const char *what, const void *caller)
 {
-	report(call, rw, what, caller);
+	report_strict(call, rw, what, caller);
 	return stats_error(err);
 }
 
@@ -290,20 +295,17 @@ static bool adoption_safe(pthread_rwlock_t *rw, pid_t writer)
 }
 
 /*
- * A lock that names a writer other than the caller's id, which the caller
- * unlocks: the caller still holds it if the name is the id this thread
- * had before a fork and adopting it is safe (adoption_safe); the lock is
- * then given the child's id, which glibc's unlock looks for.  Or the
- * caller's id is stale (a fork that ran no handlers): ask the kernel
- * again.  Only unlocks ask: a lock call that found a forked-from name
- * would rename a hold that is not its own if the id was recycled.
+ * A lock that names a writer other than the caller's id: the caller still
+ * holds it if the name is the id this thread had before a fork and
+ * adopting it is safe (adoption_safe); the lock is then given the child's
+ * id, which glibc's unlock looks for.  unlocking: the caller's id may be
+ * stale (a fork that ran no handlers): before saying no, ask the kernel
+ * again; only unlocks ask, where "no" leads to the misuse paths.
  */
 static __attribute__((noinline)) bool write_named_other(pthread_rwlock_t *rw, pid_t writer,
 							bool unlocking)
 {
-	if (!unlocking)
-		return false;
-	if (writer == held_self_refresh())
+	if (unlocking && writer == held_self_refresh())
 		return true;
 	if (!held_forked_from(writer) || !adoption_safe(rw, writer))
 		return false;
@@ -592,6 +594,7 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 						       const void *caller)
 {
 	uint64_t seen = mode == HELD_READ ? variant_read_seen(rw) : 0;
+	struct wait_read outer_read = wait_read_save(); /* as take's */
 	struct profile_pending outer;
 	struct profiled_lock pl;
 	struct profile_lock *p;
@@ -615,6 +618,7 @@ static __attribute__((noinline)) int acquire_profiled(pthread_rwlock_t *rw, enum
 	}
 	if (r == 0 && mode == HELD_READ)
 		r = hold_listed(rw, data, try, dl);
+	wait_read_restore(&outer_read);
 	p = profiled_record(&pl, rw);
 	profile_leave(&outer, p);
 	profiled_count_wait(p, mode, &c);
@@ -662,6 +666,8 @@ static inline __attribute__((always_inline)) int holds_answer(pthread_rwlock_t *
 static inline __attribute__((always_inline)) int take(pthread_rwlock_t *rw, enum held_mode mode,
 						      bool try, const struct deadline *dl)
 {
+	/* A read waited for stays marked until it is listed (wait.h, wait_read_now). */
+	struct wait_read outer = wait_read_save();
 	uintptr_t data = 0;
 	int r;
 
@@ -678,6 +684,7 @@ static inline __attribute__((always_inline)) int take(pthread_rwlock_t *rw, enum
 out:
 	if (r == 0 && mode == HELD_READ)
 		r = hold_listed(rw, data, try, dl);
+	wait_read_restore(&outer);
 	if (r)
 		return stats_error(r);
 	stats_add(mode == HELD_READ ? STAT_READS : STAT_WRITES, 1);
@@ -1195,11 +1202,16 @@ static int unlock_unheld(pthread_rwlock_t *rw, const void *caller)
 	}
 	if (release_for_other(rw) || variant_is_idle(rw))
 		return 0; /* released as glibc would; or nothing held: glibc returns 0 */
+	/*
+	 * Default mode's one warning: no addresses (a program's stderr may be
+	 * read by others, and an address says where its memory is), only to
+	 * the stderr it started with (libbravo_message).
+	 */
 	if (!atomic_exchange_explicit(&warned, true, memory_order_relaxed))
-		report("pthread_rwlock_unlock", rw,
-		       "the calling thread holds no lock on it and no read hold could be released "
-		       "on another thread's behalf (write-held elsewhere?); nothing released, "
-		       "reported once", caller);
+		libbravo_message("pthread_rwlock_unlock: the calling thread holds no lock on it and "
+				 "no read hold could be released on another thread's behalf "
+				 "(write-held elsewhere?); nothing released, reported once");
+	(void)caller;
 	return 0;
 }
 

@@ -286,7 +286,7 @@ static void stats_report(void)
 		n = sizeof(buf);
 	if (stats_path[0])
 		fd = libbravo_report_open(stats_path, "statistics", NULL);
-	else if (!libbravo_stderr_unchanged())
+	else if (!libbravo_stderr_writable(true))
 		fd = -1; /* stderr is not the one the program started with */
 	/* One write: reports of several processes to one file do not interleave. */
 	if (fd >= 0 && (err = libbravo_write(fd, buf, (size_t)n)) != 0 && stats_path[0])

@@ -13,18 +13,22 @@
  *
  * Invariants:
  * - Nothing here allocates or takes a lock: the only calls are open, read,
- *   fstat, mmap, munmap, close and string functions.  Memory is static (the
- *   object table, the maps buffer, the path buffers) and stack frames stay
- *   small: the report may run at exit called from a signal handler, on an
- *   alternate signal stack, over a malloc or a dlopen of the same thread.
+ *   fstat, mmap, munmap, close, getpagesize and string functions.  Memory is
+ *   static (the object table, the maps buffer, the path buffers) but for
+ *   each object's index of line-table units, an anonymous mapping.  Stack
+ *   frames stay small: the report may run at exit called from a signal
+ *   handler, on an alternate signal stack, over a malloc or a dlopen of
+ *   the same thread.
  * - Every byte of a file is read through a view that knows its bounds
  *   (struct bytes, struct cursor): a truncated or malformed file names
  *   less, never faults.  Every loop over file data consumes at least one
  *   byte a turn or is bounded by a count checked against the data's size.
  * - A file is used only if it is a 64-bit ELF of this host's byte order;
  *   a file whose inode differs from the one mapped (replaced since) is not.
- * - objects[] holds every file mapped, from its first use to
- *   symbolizer_close, which unmaps them all; a full table evicts in turn.
+ * - objects[] holds every file mapped (and its unit index), from its first
+ *   use to symbolizer_close, which unmaps them all; a full table evicts in
+ *   turn.  An object whose file cannot be used stays in the table, so it
+ *   is tried once.
  * - Silent: nothing is printed; what cannot be named stays empty.
  */
 #include "symbolize.h"
@@ -589,11 +593,6 @@ struct form_value {
 	uint64_t number;
 };
 
-static const char *string_at(struct bytes section, uint64_t off)
-{
-	return bytes_string(section, off);
-}
-
 /* Read one value of form; a form this code cannot size makes c bad. */
 static void read_form(struct cursor *c, uint64_t form, const struct line_unit *u,
 		      const struct dwarf_strings *strings, struct form_value *v)
@@ -604,10 +603,10 @@ static void read_form(struct cursor *c, uint64_t form, const struct line_unit *u
 		v->string = read_string(c);
 		break;
 	case DW_FORM_line_strp:
-		v->string = string_at(strings->line_str, read_fixed(c, u->offset_size));
+		v->string = bytes_string(strings->line_str, read_fixed(c, u->offset_size));
 		break;
 	case DW_FORM_strp:
-		v->string = string_at(strings->str, read_fixed(c, u->offset_size));
+		v->string = bytes_string(strings->str, read_fixed(c, u->offset_size));
 		break;
 	case DW_FORM_strp_sup:
 	case DW_FORM_GNU_strp_alt:
@@ -808,13 +807,14 @@ struct line_match {
 	struct line_unit unit;
 };
 
-/* One program's run. */
+/* One program's run: the row covering target into *best (if best), the rows' span. */
 struct line_run {
 	const struct line_unit *unit;
 	uint64_t target;
 	struct line_row row, prev; /* the registers; the last row of this sequence */
 	bool have_prev;
 	struct line_match *best;
+	uint64_t low, high; /* the lowest and highest addresses of rows, sequence ends included */
 };
 
 static void line_run_reset(struct line_run *r)
@@ -837,7 +837,11 @@ static void emit_row(struct line_run *r, bool end_sequence)
 {
 	struct line_match *best = r->best;
 
-	if (r->have_prev && r->prev.address <= r->target && r->target < r->row.address &&
+	if (r->row.address < r->low)
+		r->low = r->row.address;
+	if (r->row.address > r->high)
+		r->high = r->row.address;
+	if (best && r->have_prev && r->prev.address <= r->target && r->target < r->row.address &&
 	    (!best->found || r->prev.address > best->row.address)) {
 		best->found = true;
 		best->row = r->prev;
@@ -908,9 +912,11 @@ static void run_special(struct line_run *r, unsigned op)
 	emit_row(r, false);
 }
 
-static void run_program(const struct line_unit *u, uint64_t target, struct line_match *best)
+/* Run a unit's program; the span of its rows into *low, *high (if not NULL). */
+static void run_program(const struct line_unit *u, uint64_t target, struct line_match *best,
+			uint64_t *low, uint64_t *high)
 {
-	struct line_run r = { .unit = u, .target = target, .best = best };
+	struct line_run r = { .unit = u, .target = target, .best = best, .low = UINT64_MAX };
 	struct cursor c = u->program;
 	const unsigned char *op;
 
@@ -923,33 +929,138 @@ static void run_program(const struct line_unit *u, uint64_t target, struct line_
 		else
 			run_special(&r, *op);
 	}
+	if (low)
+		*low = r.low;
+	if (high)
+		*high = r.high;
 }
 
-/* The file and line of vaddr in .debug_line: every unit's program is run. */
-static bool line_lookup(struct bytes debug_line, const struct dwarf_strings *strings,
-			uint64_t vaddr, char *file, size_t size, unsigned *line)
+/* The name of the row found, from its unit's file table. */
+static bool line_match_name(const struct line_match *best, const struct dwarf_strings *strings,
+			    char *file, size_t size, unsigned *line)
 {
-	struct cursor all = cursor_of(debug_line);
-	static struct line_match best; /* static: frames stay small */
-	struct line_unit u;
 	struct source_file f;
-	bool usable, named;
+	bool named;
 
-	memset(&best, 0, sizeof(best));
-	while (cursor_left(&all) > 0 && line_unit_next(&all, &u, &usable))
-		if (usable)
-			run_program(&u, vaddr, &best);
-	if (!best.found || best.row.line == 0 || best.row.line > UINT_MAX)
+	if (!best->found || best->row.line == 0 || best->row.line > UINT_MAX)
 		return false;
-	if (best.unit.version >= 5)
-		named = v5_file(&best.unit, best.row.file, strings, &f);
+	if (best->unit.version >= 5)
+		named = v5_file(&best->unit, best->row.file, strings, &f);
 	else
-		named = v4_file(&best.unit, best.row.file, &f);
+		named = v4_file(&best->unit, best->row.file, &f);
 	if (!named || !f.name || !f.name[0])
 		return false;
 	source_path(&f, file, size);
-	*line = (unsigned)best.row.line;
+	*line = (unsigned)best->row.line;
 	return true;
+}
+
+/* ---- DWARF: an index of the units ---- */
+
+/* The span of addresses of one unit's rows, and where the unit is in .debug_line. */
+struct unit_span {
+	uint64_t low, high;
+	size_t offset;
+};
+
+/*
+ * Every unit's span, found by running all programs once, so that a lookup
+ * runs only the units whose span holds its address.  Its memory is an
+ * anonymous mapping (no malloc), unmapped with the object; without it
+ * (mmap failed) every lookup runs every unit.
+ */
+struct unit_index {
+	struct unit_span *spans;
+	size_t count, bytes;
+	bool tried;
+};
+
+static size_t count_units(struct bytes debug_line)
+{
+	struct cursor all = cursor_of(debug_line);
+	struct line_unit u;
+	size_t n = 0;
+	bool usable;
+
+	while (cursor_left(&all) > 0 && line_unit_next(&all, &u, &usable))
+		n++;
+	return n;
+}
+
+static void unit_index_build(struct unit_index *index, struct bytes debug_line)
+{
+	struct cursor all = cursor_of(debug_line);
+	size_t n = count_units(debug_line);
+	struct line_unit u;
+	bool usable;
+	void *p;
+
+	index->tried = true;
+	if (n == 0)
+		return;
+	p = mmap(NULL, n * sizeof(struct unit_span), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	index->spans = p;
+	index->bytes = n * sizeof(struct unit_span);
+	for (size_t offset = 0; index->count < n && cursor_left(&all) > 0;
+	     offset = (size_t)(all.p - debug_line.p)) {
+		struct unit_span *span = &index->spans[index->count];
+
+		if (!line_unit_next(&all, &u, &usable))
+			break;
+		if (!usable)
+			continue;
+		span->offset = offset;
+		run_program(&u, 0, NULL, &span->low, &span->high);
+		index->count++;
+	}
+}
+
+static void unit_index_free(struct unit_index *index)
+{
+	if (index->spans)
+		munmap(index->spans, index->bytes);
+	*index = (struct unit_index){ 0 };
+}
+
+/* Run the unit at offset for target. */
+static void run_unit_at(struct bytes debug_line, size_t offset, uint64_t target,
+			struct line_match *best)
+{
+	struct cursor c = cursor_of(debug_line);
+	struct line_unit u;
+	bool usable;
+
+	c.p += offset;
+	if (line_unit_next(&c, &u, &usable) && usable)
+		run_program(&u, target, best, NULL, NULL);
+}
+
+/* The file and line of vaddr in .debug_line: the units whose span holds it are run. */
+static bool line_lookup(struct bytes debug_line, const struct dwarf_strings *strings,
+			struct unit_index *index, uint64_t vaddr, char *file, size_t size,
+			unsigned *line)
+{
+	static struct line_match best; /* static: frames stay small */
+	struct cursor all = cursor_of(debug_line);
+	struct line_unit u;
+	bool usable;
+
+	memset(&best, 0, sizeof(best));
+	if (!index->tried)
+		unit_index_build(index, debug_line);
+	if (index->spans) {
+		for (size_t i = 0; i < index->count; i++)
+			if (index->spans[i].low <= vaddr && vaddr < index->spans[i].high)
+				run_unit_at(debug_line, index->spans[i].offset, vaddr, &best);
+	} else {
+		while (cursor_left(&all) > 0 && line_unit_next(&all, &u, &usable))
+			if (usable)
+				run_program(&u, vaddr, &best, NULL, NULL);
+	}
+	return line_match_name(&best, strings, file, size, line);
 }
 
 /* ---- mapped files ---- */
@@ -1005,6 +1116,7 @@ struct object {
 	struct symbols symbols;      /* .symtab (the object's or the debug file's), else .dynsym */
 	struct bytes line;           /* .debug_line, the object's or the debug file's */
 	struct dwarf_strings strings; /* from the same file as line */
+	struct unit_index units;     /* of line, built on the first lookup */
 };
 
 static struct object objects[OBJECTS];
@@ -1122,6 +1234,7 @@ static void object_load(struct object *o)
 
 static void object_unload(struct object *o)
 {
+	unit_index_free(&o->units);
 	unmap_file(&o->binary.file);
 	unmap_file(&o->debug.file);
 	memset(o, 0, sizeof(*o));
@@ -1295,12 +1408,29 @@ static ssize_t read_some(int fd, char *buf, size_t size)
 	return n;
 }
 
+/*
+ * While a line too long for the buffer is being dropped: drop what of it
+ * is in maps_buffer[0, *len).  Returns whether its end was reached.
+ */
+static bool drop_long_line(size_t *len)
+{
+	char *nl = memchr(maps_buffer, '\n', *len);
+
+	if (!nl) {
+		*len = 0;
+		return false;
+	}
+	*len -= (size_t)(nl + 1 - maps_buffer);
+	memmove(maps_buffer, nl + 1, *len);
+	return true;
+}
+
 /* Stream /proc/self/maps to the mapping holding addr.  A line too long for the buffer is skipped. */
 static bool maps_find(uintptr_t addr, struct mapping *out)
 {
 	struct maps_scan scan = { .addr = addr, .out = out };
 	size_t len = 0;
-	bool skipping = false;
+	bool dropping = false;
 	ssize_t n;
 	int fd;
 
@@ -1311,24 +1441,16 @@ static bool maps_find(uintptr_t addr, struct mapping *out)
 		return false;
 	while (!scan.found && (n = read_some(fd, maps_buffer + len, sizeof(maps_buffer) - 1 - len)) > 0) {
 		len += (size_t)n;
-		if (skipping) {
-			char *nl = memchr(maps_buffer, '\n', len);
-
-			if (!nl) {
-				len = 0;
-				continue;
-			}
-			len -= (size_t)(nl + 1 - maps_buffer);
-			memmove(maps_buffer, nl + 1, len);
-			skipping = false;
-		}
+		if (dropping && !drop_long_line(&len))
+			continue;
+		dropping = false;
 		maps_scan_buffer(&scan, &len);
 		if (len == sizeof(maps_buffer) - 1) {
 			len = 0;
-			skipping = true;
+			dropping = true;
 		}
 	}
-	if (!scan.found && !skipping && len > 0) {
+	if (!scan.found && !dropping && len > 0) {
 		maps_buffer[len] = '\0';
 		maps_scan_line(&scan, maps_buffer);
 	}
@@ -1348,11 +1470,12 @@ static void name_function(const struct object *o, uint64_t vaddr, struct site_na
 	out->function_offset = (uintptr_t)(vaddr - pick.start);
 }
 
-static void name_line(const struct object *o, uint64_t vaddr, struct site_name *out)
+static void name_line(struct object *o, uint64_t vaddr, struct site_name *out)
 {
 	unsigned line;
 
-	if (o->line.p && line_lookup(o->line, &o->strings, vaddr, out->file, sizeof(out->file), &line))
+	if (o->line.p &&
+	    line_lookup(o->line, &o->strings, &o->units, vaddr, out->file, sizeof(out->file), &line))
 		out->line = line;
 	else
 		out->file[0] = '\0';

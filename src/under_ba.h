@@ -11,6 +11,11 @@
 #include "../locks/ba.h"
 #include "../locks/bravo.h"
 
+static bool ba_under_guest_ok(void *u)
+{
+	return ba_guest_ok(u);
+}
+
 static int ba_under_read_lock(void *u, const struct deadline *dl)
 {
 	return ba_read_lock(u, dl);
@@ -26,9 +31,10 @@ static void ba_under_read_unlock(void *u)
 	ba_read_unlock(u);
 }
 
+/* Leaves the thread marked as u's waiting writer (bravo_write_lock's rule). */
 static int ba_under_write_lock(void *u, const struct deadline *dl)
 {
-	return ba_write_lock(u, dl);
+	return ba_write_lock_marking(u, dl);
 }
 
 static bool ba_under_write_trylock(void *u)
@@ -44,6 +50,7 @@ static void ba_under_write_unlock(void *u)
 /* BA as BRAVO's underlying lock, its fast readers publishing in table scope_. */
 #define BA_RW_OPS(scope_) {                        \
 	.scope = (scope_),                         \
+	.guest_ok = ba_under_guest_ok,             \
 	.read_lock = ba_under_read_lock,           \
 	.read_trylock = ba_under_read_trylock,     \
 	.read_unlock = ba_under_read_unlock,       \

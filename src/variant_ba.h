@@ -74,7 +74,7 @@ static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *c
 
 static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
-	if (wait_writer_pending_is(handle_ba(rw))) {
+	if (ba_guest_ok(handle_ba(rw))) {
 		*data = BA_GUEST;
 		return 0;
 	}
@@ -98,7 +98,7 @@ static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 	*data = 0;
 	if (ba_read_trylock(handle_ba(rw)))
 		return 0;
-	if (!wait_writer_pending_is(handle_ba(rw)))
+	if (!ba_guest_ok(handle_ba(rw)))
 		return EBUSY;
 	*data = BA_GUEST;
 	return 0;
@@ -129,20 +129,24 @@ static inline enum read_nowait variant_read_nowait(pthread_rwlock_t *rw, uintptr
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
-	int r = ba_write_lock(handle_ba(rw), dl);
-
 	(void)data;
-	if (r == 0)
-		handle_set_writer(rw, held_self());
-	return r;
+	return ba_write_lock_named(handle_ba(rw), dl, &rw->__data.__cur_writer, held_self());
 }
 
+/*
+ * The id is read before the try-lock, so that the lock is named in the
+ * very next store: a signal handler of this thread that comes between the
+ * two finds the lock held by a writer it cannot see is its own, and waits
+ * for ever, as glibc's would between its lock and its __cur_writer store.
+ */
 static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
+	pid_t self = held_self();
+
 	(void)data;
 	if (!ba_write_trylock(handle_ba(rw)))
 		return EBUSY;
-	handle_set_writer(rw, held_self());
+	handle_set_writer(rw, self);
 	return 0;
 }
 

@@ -61,10 +61,19 @@ static bool under_read_held(pthread_rwlock_t *rw)
 	return handle_writer(rw) == 0 && ba_read_held(handle_ba(rw));
 }
 
-/* BA names no writer: the handle does, as glibc's lock does (handle.h). */
-static void under_mark_writer(pthread_rwlock_t *rw, bool inside)
+/*
+ * BA names no writer: the handle does, as glibc's lock does (handle.h).
+ * The id is read before the lock is taken (under_writer_id), so that the
+ * name is the very next store (variant_ba.h says why).
+ */
+static inline pid_t under_writer_id(void)
 {
-	handle_set_writer(rw, inside ? held_self() : 0);
+	return held_self();
+}
+
+static inline void under_name_writer(pthread_rwlock_t *rw, pid_t id)
+{
+	handle_set_writer(rw, id);
 }
 
 /* BA's own phase-fairness already holds readers back while a writer waits. */
@@ -180,10 +189,15 @@ static bool under_read_held(pthread_rwlock_t *rw)
 #define VARIANT_WRITE_FAST_PSHARED 1
 
 /* glibc keeps its writer's id itself. */
-static void under_mark_writer(pthread_rwlock_t *rw, bool inside)
+static inline pid_t under_writer_id(void)
+{
+	return 0;
+}
+
+static inline void under_name_writer(pthread_rwlock_t *rw, pid_t id)
 {
 	(void)rw;
-	(void)inside;
+	(void)id;
 }
 
 /*
@@ -206,8 +220,15 @@ static inline int variant_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t 
 	return real()->init(rw, attr); /* zeroes the BRAVO word and the marker */
 }
 
+/* glibc's waits are its own: only BRAVO's revocation wait is known here (wait.h). */
+static bool under_guest_ok(void *u)
+{
+	return wait_writer_pending_is(u);
+}
+
 static const struct rw_ops under_ops = {
 	.scope = VR_SHARED,
+	.guest_ok = under_guest_ok,
 	.read_lock = under_read_lock,
 	.read_trylock = under_read_trylock,
 	.read_unlock = under_read_unlock,
@@ -473,20 +494,26 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
+	const void *pending = wait_writer_pending_get();
+	pid_t self = under_writer_id();
 	int r = bravo_write_lock(handle_bravo(rw), rw, &under_ops, writer_pref(rw), reader_pref(rw), dl);
 
 	(void)data;
-	if (r == 0)
-		under_mark_writer(rw, true);
+	if (r == 0) {
+		under_name_writer(rw, self);
+		wait_writer_pending_restore(pending); /* named: no longer a waiting writer */
+	}
 	return r;
 }
 
 static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
+	pid_t self = under_writer_id();
+
 	(void)data;
 	if (!bravo_write_trylock(handle_bravo(rw), rw, &under_ops))
 		return EBUSY;
-	under_mark_writer(rw, true);
+	under_name_writer(rw, self);
 	return 0;
 }
 
@@ -497,9 +524,11 @@ static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 
 static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 {
+	pid_t self = under_writer_id();
+
 	switch (bravo_write_fast(handle_bravo(rw), rw, &under_ops)) {
 	case BRAVO_WRITE_HELD:
-		under_mark_writer(rw, true);
+		under_name_writer(rw, self);
 		return WRITE_FAST_HELD;
 	case BRAVO_WRITE_REVOKE:
 		return WRITE_FAST_REVOKE;
@@ -513,16 +542,18 @@ static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 
 static inline bool variant_write_fast_revoke(pthread_rwlock_t *rw)
 {
+	pid_t self = under_writer_id();
+
 	if (!bravo_write_fast_revoke(handle_bravo(rw), rw, &under_ops))
 		return false;
-	under_mark_writer(rw, true);
+	under_name_writer(rw, self);
 	return true;
 }
 
 static inline void variant_write_unlock(pthread_rwlock_t *rw, uintptr_t data)
 {
 	(void)data;
-	under_mark_writer(rw, false);
+	under_name_writer(rw, 0);
 	bravo_write_unlock(rw, &under_ops);
 }
 

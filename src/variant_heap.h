@@ -13,13 +13,16 @@
  *   heap_read_lock(l, i, dl), heap_read_trylock(l, i), heap_read_unlock(l, i)
  *   heap_readers_in(l, i)         read holds of sub-lock or node i (a snapshot)
  *   heap_indices(l)               how many there are
- *   heap_write_lock(l, dl), heap_write_trylock(l), heap_write_unlock(l)
+ *   heap_write_lock(l, dl, name, id), heap_write_trylock(l), heap_write_unlock(l)
  *                                 (a writer's own per-acquisition data, if
- *                                 any, stays in its block)
- *   heap_guests_counted           true if the algorithm lets a handler's
- *                                 read in itself when its thread's writer
- *                                 waits (Cohort-RW); else the glue does,
- *                                 without touching the lock (wait.h)
+ *                                 any, stays in its block; the blocking
+ *                                 lock stores id in *name before its
+ *                                 thread stops counting as a waiting
+ *                                 writer: ba.h, ba_write_lock_named)
+ *   heap_guest_ok(l)              the caller's read of l is a guest the
+ *                                 glue lets in without touching l (ba.h,
+ *                                 Guests); false where the algorithm lets
+ *                                 such reads in itself (Cohort-RW)
  *   heap_is_idle(l)
  *
  * The lock's handle (heap_handle.h) holds the sealed block, attached on
@@ -118,7 +121,7 @@ static inline void variant_read_forget(pthread_rwlock_t *rw, uintptr_t data)
 /* Held holds of an in-place lock are data 0; a guest touches nothing. */
 static int inplace_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
-	if (wait_writer_pending_is(inplace_ba(rw))) {
+	if (ba_guest_ok(inplace_ba(rw))) {
 		*data = HEAP_GUEST;
 		return 0;
 	}
@@ -132,7 +135,7 @@ static inline int variant_read_lock(pthread_rwlock_t *rw, uintptr_t *data, const
 
 	if (__builtin_expect(l == NULL, 0))
 		return inplace_read_lock(rw, data, dl);
-	if (!heap_guests_counted && wait_writer_pending_is(l)) {
+	if (heap_guest_ok(l)) {
 		*data = HEAP_GUEST;
 		return 0;
 	}
@@ -149,12 +152,12 @@ static inline int variant_read_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 		*data = heap_index(l);
 		if (heap_read_trylock(l, (unsigned)*data))
 			return 0;
-		guest = !heap_guests_counted && wait_writer_pending_is(l);
+		guest = heap_guest_ok(l);
 	} else {
 		*data = 0;
 		if (ba_read_trylock(inplace_ba(rw)))
 			return 0;
-		guest = wait_writer_pending_is(inplace_ba(rw));
+		guest = ba_guest_ok(inplace_ba(rw));
 	}
 	if (!guest)
 		return EBUSY;
@@ -254,23 +257,24 @@ static inline bool variant_read_release_other(pthread_rwlock_t *rw, uintptr_t *c
 static inline int variant_write_lock(pthread_rwlock_t *rw, uintptr_t *data, const struct deadline *dl)
 {
 	heap_lock_t *l = heap_of(rw);
-	int r = l ? heap_write_lock(l, dl) : ba_write_lock(inplace_ba(rw), dl);
 
 	(void)data;
-	if (r == 0)
-		handle_set_writer(rw, held_self());
-	return r;
+	if (!l)
+		return ba_write_lock_named(inplace_ba(rw), dl, &rw->__data.__cur_writer, held_self());
+	return heap_write_lock(l, dl, &rw->__data.__cur_writer, held_self());
 }
 
+/* The id read first, as variant_ba.h's try-lock does. */
 static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 {
 	heap_lock_t *l = heap_of(rw);
+	pid_t self = held_self();
 	bool got = l ? heap_write_trylock(l) : ba_write_trylock(inplace_ba(rw));
 
 	(void)data;
 	if (!got)
 		return EBUSY;
-	handle_set_writer(rw, held_self());
+	handle_set_writer(rw, self);
 	return 0;
 }
 
@@ -285,10 +289,11 @@ static inline int variant_write_trylock(pthread_rwlock_t *rw, uintptr_t *data)
 static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 {
 	heap_lock_t *l = handle_sealed_block(rw);
+	pid_t self = held_self();
 
 	if (__builtin_expect(l == NULL, 0) || !heap_write_trylock(l))
 		return WRITE_FAST_MISS;
-	handle_set_writer(rw, held_self());
+	handle_set_writer(rw, self);
 	return WRITE_FAST_HELD;
 }
 

@@ -15,8 +15,11 @@
 
 typedef struct percpu_lock heap_lock_t;
 
-/* A handler's read while its thread's writer waits: let in by the glue. */
-static const bool heap_guests_counted = false;
+/* A handler's read while its thread cannot proceed: let in by the glue. */
+static inline bool heap_guest_ok(struct percpu_lock *l)
+{
+	return percpu_guest_ok(l);
+}
 
 static void percpu_reset(void *block, uintptr_t nsub)
 {
@@ -64,9 +67,9 @@ static inline uint32_t heap_readers_in(struct percpu_lock *l, unsigned idx)
 	return percpu_readers_in(l, idx);
 }
 
-static inline int heap_write_lock(struct percpu_lock *l, const struct deadline *dl)
+static inline int heap_write_lock(struct percpu_lock *l, const struct deadline *dl, int *name, int id)
 {
-	return percpu_write_lock(l, dl);
+	return percpu_write_lock_named(l, dl, name, id);
 }
 
 static inline bool heap_write_trylock(struct percpu_lock *l)

@@ -56,10 +56,14 @@ static void fault_watchdog_start(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* Arm the watchdog for the current check: seconds from now; 0 disarms it. */
+/*
+ * Arm the watchdog for the current check: seconds from now; 0 disarms it.
+ * A forked child has no watchdog thread (threads do not cross fork): its
+ * first arming starts one of its own.
+ */
 static inline void fault_watchdog(long seconds, const char *what)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	static pid_t started_in;
 
 	if (seconds == 0) {
 		atomic_store(&fault_watchdog_deadline, 0);
@@ -67,7 +71,10 @@ static inline void fault_watchdog(long seconds, const char *what)
 	}
 	atomic_store(&fault_watchdog_what, what);
 	atomic_store(&fault_watchdog_deadline, ts_now(CLOCK_MONOTONIC).tv_sec + seconds);
-	pthread_once(&once, fault_watchdog_start);
+	if (started_in != getpid()) {
+		started_in = getpid();
+		fault_watchdog_start();
+	}
 }
 
 /*

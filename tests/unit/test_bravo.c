@@ -73,8 +73,14 @@ static void ba_ops_write_unlock(void *u)
 	ba_write_unlock(u);
 }
 
+static bool ba_ops_guest_ok(void *u)
+{
+	return ba_guest_ok(u);
+}
+
 static const struct rw_ops ba_ops = {
 	.scope = VR_SHARED,
+	.guest_ok = ba_ops_guest_ok,
 	.read_lock = ba_ops_read_lock,
 	.read_trylock = ba_ops_read_trylock,
 	.read_unlock = ba_ops_read_unlock,
@@ -86,6 +92,7 @@ static const struct rw_ops ba_ops = {
 /* The same, its fast readers publishing in a table of each lock's own. */
 static const struct rw_ops ba_per_lock_ops = {
 	.scope = VR_PER_LOCK,
+	.guest_ok = ba_ops_guest_ok,
 	.read_lock = ba_ops_read_lock,
 	.read_trylock = ba_ops_read_trylock,
 	.read_unlock = ba_ops_read_unlock,
@@ -125,10 +132,14 @@ static const void *token_of(struct bba *l)
  */
 static bool writers_release_while_draining;
 
+/* The writer is "named" at once: its waiting-writer mark goes (bravo.h). */
 static int wr_lock(struct bba *l, bool writer_pref, const struct deadline *dl)
 {
-	return bravo_write_lock(&l->b, &l->u, ops, writer_pref,
-				writers_release_while_draining, dl);
+	const void *pending = wait_writer_pending_get();
+	int r = bravo_write_lock(&l->b, &l->u, ops, writer_pref, writers_release_while_draining, dl);
+
+	wait_writer_pending_restore(pending);
+	return r;
 }
 
 static bool wr_trylock(struct bba *l)

@@ -73,8 +73,14 @@ static bool pt_write_trylock(void *u)
 	return pthread_rwlock_trywrlock(u) == 0;
 }
 
+static bool pt_guest_ok(void *u)
+{
+	return wait_writer_pending_is(u);
+}
+
 static const struct rw_ops pt_ops = {
 	.scope = VR_SHARED,
+	.guest_ok = pt_guest_ok,
 	.read_lock = pt_read_lock,
 	.read_trylock = pt_read_trylock,
 	.read_unlock = pt_unlock,
@@ -113,9 +119,14 @@ static void rd_unlock(struct bpt *l, uintptr_t cookie)
 	bravo_read_unlock(&l->u, &pt_ops, cookie);
 }
 
+/* The writer is "named" at once: its waiting-writer mark goes (bravo.h). */
 static int wr_lock(struct bpt *l, const struct deadline *dl)
 {
-	return bravo_write_lock(&l->b, &l->u, &pt_ops, l->prefer_writer, !l->prefer_writer, dl);
+	const void *pending = wait_writer_pending_get();
+	int r = bravo_write_lock(&l->b, &l->u, &pt_ops, l->prefer_writer, !l->prefer_writer, dl);
+
+	wait_writer_pending_restore(pending);
+	return r;
 }
 
 static void wr_unlock(struct bpt *l)

@@ -13,6 +13,7 @@ failed; exits 1 if anything did.  Python 3 standard library only."""
 import csv
 import io
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -32,8 +33,6 @@ LIMIT_S = 60
 
 variant, lib, prog = sys.argv[1:4]
 bravo = variant.startswith('bravo-')
-# Variants without a path that takes a lock without waiting: nothing to sample.
-exact_only = variant in ('cohort-rw', 'percpu')
 failures = []
 tmp = tempfile.mkdtemp(prefix='profile_check.')
 
@@ -42,16 +41,16 @@ def bad(check, why):
     failures.append('%s: %s' % (check, why))
 
 
-def run(args=(), **settings):
-    """(stdout, stderr) of the program under the variant with settings.
-    Every acquisition counted (BRAVO_PROFILE_SAMPLE=1) unless settings say
-    otherwise; a setting of None is left unset."""
+def run(args=(), program=None, **settings):
+    """(stdout, stderr) of the program (or a copy of it) under the variant
+    with settings.  Every acquisition counted (BRAVO_PROFILE_SAMPLE=1)
+    unless settings say otherwise; a setting of None is left unset."""
     env = {k: v for k, v in os.environ.items() if not k.startswith('BRAVO_')}
     env.update(LD_PRELOAD=lib, EXPECT_RWLOCK_LIB='libbravo-%s.so' % variant,
                BRAVO_PROFILE_SAMPLE='1')
     env.update(settings)
     env = {k: v for k, v in env.items() if v is not None}
-    r = subprocess.run([prog] + list(args), env=env, stdout=subprocess.PIPE,
+    r = subprocess.run([program or prog] + list(args), env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True, timeout=LIMIT_S)
     if r.returncode != 0:
         raise SystemExit('profile_check: %s failed (exit %d) with %s: %s'
@@ -83,16 +82,16 @@ def csv_rows(path):
     return header, list(csv.DictReader(io.StringIO(text)))
 
 
-def profile_csv(name, args=(), **settings):
+def profile_csv(name, args=(), program=None, **settings):
     path = os.path.join(tmp, name + '.csv')
-    out, err = run(args, BRAVO_PROFILE_FILE=path, **settings)
+    out, err = run(args, program, BRAVO_PROFILE_FILE=path, **settings)
     header, rows = csv_rows(path)
     return out, err, header, rows
 
 
 # ---- every life's row: counts, kind, state, site ----
 
-def check_rows(rows, lives, pid, libdw):
+def check_rows(rows, lives, pid, names):
     mine = [r for r in rows if r['pid'] == pid]
     if len(mine) != len(lives):
         bad('one row per lock life', 'want %d rows, got %d' % (len(lives), len(mine)))
@@ -101,10 +100,10 @@ def check_rows(rows, lives, pid, libdw):
         if life is None:
             bad('rows name the program\'s locks', 'unknown lock %s#%s' % (r['lock'], r['generation']))
             continue
-        check_life(r, life, libdw)
+        check_life(r, life, names)
 
 
-def check_life(r, life, libdw):
+def check_life(r, life, names):
     name = life['name']
     for key in ('kind', 'state'):
         if r[key] != life[key]:
@@ -118,7 +117,7 @@ def check_life(r, life, libdw):
     if int(r['write_waits']) != 0:
         bad('no write of %s waits' % name, 'write_waits %s' % r['write_waits'])
     check_bravo_columns(r, life)
-    check_site(r, life, libdw)
+    check_site(r, life, names)
 
 
 def check_bravo_columns(r, life):
@@ -138,13 +137,13 @@ def check_bravo_columns(r, life):
             'fast %s, slow %s' % (r['read_fast'], [r[c] for c in SLOW]))
 
 
-def check_site(r, life, libdw):
+def check_site(r, life, names):
     name = life['name']
     if os.path.basename(r['site_object']) != os.path.basename(prog):
         bad('call site object of %s' % name, 'got %r' % r['site_object'])
     if not re.match(r'^0x[0-9a-f]+$', r['site_object_offset']):
         bad('call site offset of %s' % name, 'got %r' % r['site_object_offset'])
-    if not libdw:
+    if not names:
         return
     if not r['site_function'].startswith(life['function'] + '+0x'):
         bad('call site function of %s' % name, 'want %s+0x..., got %r'
@@ -156,7 +155,7 @@ def check_site(r, life, libdw):
 
 # ---- the checks ----
 
-def check_table(libdw_holder):
+def check_table(names_holder):
     """BRAVO_PROFILE=1: the table on stderr, one row per life; says the symbols' source."""
     out, err = run(BRAVO_PROFILE='1')
     lives = lives_of(out)[0]
@@ -167,7 +166,7 @@ def check_table(libdw_holder):
     if not first or int(first.group(1)) != len(lives):
         bad('table title', 'got %r' % (lines[:1],))
         return
-    libdw_holder.append(first.group(3) == 'libdw')
+    names_holder.append(first.group(3) == 'elf')
     if not lines[1].startswith('#  lock'):
         bad('table header', 'got %r' % lines[1])
     body = lines[2:]
@@ -184,7 +183,7 @@ def check_table(libdw_holder):
         bad('no BRAVO: fast%% says n/a in every row', '%s' % body)
 
 
-def check_csv(libdw):
+def check_csv(names):
     """The CSV: documented header, every life exact; a forked child counts from zero."""
     out, err, header, rows = profile_csv('all', ['fork'], BRAVO_PROFILE_TOP='0')
     lives, pid, child = lives_of(out)
@@ -192,7 +191,7 @@ def check_csv(libdw):
         bad('CSV header as documented', 'got %r' % header)
     if err:
         bad('nothing on stderr with BRAVO_PROFILE_FILE', 'got %r' % err)
-    check_rows(rows, lives, pid, libdw)
+    check_rows(rows, lives, pid, names)
     kids = [r for r in rows if r['pid'] == child]
     acq = {(r['lock'], r['generation']): int(r['reads']) + int(r['writes']) for r in kids}
     default = [k for k, life in lives.items() if life['name'] == 'default'][0]
@@ -326,8 +325,7 @@ def check_stats_totals():
     """With the statistics on too, the rows (process-shared locks aside:
     glibc's, which the statistics do not see) add up to the statistics'
     totals: acquisitions and, under BRAVO, each read class and the
-    revocations.  The profile's naming of sites takes libdw's own rwlocks
-    after the statistics are written, and they are not counted."""
+    revocations."""
     out, err, header, rows = profile_csv('stats', BRAVO_STATS='1', BRAVO_PROFILE_TOP='0')
     stats = dict(re.findall(r'^libbravo\.(\w+)=(\d+)$', err, re.MULTILINE))
     mine = [r for r in rows if r['kind'] != 'process-shared']
@@ -352,8 +350,7 @@ def check_sampled():
     sampled stays exact: every count of the process-shared lock, the
     contended lock's one read that waited.  Every lock made by init has
     its row (the static lock, first used on a fast path, has one only if
-    sampled).  Cohort-RW and Per-CPU, whose every call takes the full
-    path, count every acquisition exactly."""
+    sampled)."""
     reads, writes = 200000, 20000
     out, err, header, rows = profile_csv('sampled', ['many', str(reads), str(writes)],
                                          BRAVO_PROFILE_SAMPLE=None, BRAVO_PROFILE_TOP='0')
@@ -368,7 +365,7 @@ def check_sampled():
         for k in ('kind', 'state'):
             if r[k] != life[k]:
                 bad('sampled: %s of %s' % (k, name), 'want %s, got %s' % (life[k], r[k]))
-        if name == 'default' and not exact_only:
+        if name == 'default':
             for k, want in (('reads', reads), ('writes', writes)):
                 if not 0.8 * want <= int(r[k]) <= 1.2 * want:
                     bad('sampled: %s of default estimated within 20%%' % k,
@@ -376,8 +373,6 @@ def check_sampled():
             if not 1 <= int(r['write_holds']) < writes:
                 bad('sampled: some of default\'s write holds timed', 'got %s' % r['write_holds'])
             check_bravo_columns(r, dict(life, reads=int(r['reads'])))
-        elif name == 'default':
-            check_life(r, life, False)
         elif name == 'shared':
             for k in ('reads', 'writes'):
                 if int(r[k]) != life[k]:
@@ -387,28 +382,31 @@ def check_sampled():
             bad('sampled: the read that waited counted', 'read_waits %s' % r['read_waits'])
 
 
-def check_without_libdw():
-    """Where libdw cannot serve (here a libdw.so.1 that lacks its
-    functions), the profile names sites by dladdr alone, says so and why,
-    and every count is the same."""
-    libm = [p for p in ('/lib/x86_64-linux-gnu/libm.so.6', '/usr/lib/x86_64-linux-gnu/libm.so.6',
-                        '/lib64/libm.so.6', '/usr/lib64/libm.so.6') if os.path.exists(p)]
-    if not libm:
-        bad('without libdw', 'no libm.so.6 to stand in for libdw.so.1')
-        return
-    fake = os.path.join(tmp, 'nodw')
-    os.mkdir(fake)
-    os.symlink(libm[0], os.path.join(fake, 'libdw.so.1'))
-    out, err = run(BRAVO_PROFILE='1', LD_LIBRARY_PATH=fake)
-    title = err.splitlines()[0] if err else ''
-    if not title.endswith('symbols: dladdr only (libdw.so.1 lacks a function it needs: '
-                          'no source lines)'):
-        bad('without libdw: the table says dladdr only, and why', 'got %r' % title)
-    out, err, header, rows = profile_csv('nodw', BRAVO_PROFILE_TOP='0', LD_LIBRARY_PATH=fake)
-    lives = lives_of(out)[0]
-    check_rows(rows, lives, lives_of(out)[1], False)
-    if any(r['site_source'] for r in rows):
-        bad('without libdw: no source lines', 'got %r' % [r['site_source'] for r in rows])
+def check_names_escaped():
+    """A program whose file name holds a line break, a comma, a quote, a
+    backslash and an escape character (names are the program's to choose):
+    every report line stays one line.  The CSV parses to one row per life
+    with the object's name escaped (\\n, \\x1b, \\\\) and quoted, and the
+    table on stderr has no control character."""
+    odd = os.path.join(tmp, 'odd\n* * * * * root x,"y\\z\x1b')
+    shutil.copy(prog, odd)
+    out, err, header, rows = profile_csv('odd', program=odd, BRAVO_PROFILE_TOP='0')
+    lives, pid = lives_of(out)[:2]
+    mine = [r for r in rows if r['pid'] == pid]
+    want = os.path.join(tmp, 'odd\\n* * * * * root x,"y\\\\z\\x1b')
+    if len(mine) != len(lives) or any(r['site_object'] != want for r in mine):
+        bad('odd program name: one CSV row per life, object escaped',
+            'want %d rows naming %r, got %r' % (len(lives), want,
+                                               [r['site_object'] for r in mine]))
+    text = open(os.path.join(tmp, 'odd.csv')).read()
+    if text.count('\n') != len(rows) + 1:
+        bad('odd program name: one CSV line per row', 'got %d lines for %d rows'
+            % (text.count('\n'), len(rows)))
+    out, err = run(program=odd, BRAVO_PROFILE='1')
+    if any(ord(c) < 32 and c != '\n' for c in err) or '\x7f' in err:
+        bad('odd program name: no control character in the table', 'got %r' % err)
+    if len(err.splitlines()) != len(lives) + 2:
+        bad('odd program name: one table line per row', 'got %r' % err.splitlines())
 
 
 def check_silence():
@@ -469,17 +467,17 @@ def check_file_safety():
 def main():
     out, err = run()
     lives = lives_of(out)[0]
-    libdw = []
-    check_table(libdw)
-    libdw = bool(libdw and libdw[0])
-    check_csv(libdw)
+    names = []
+    check_table(names)
+    names = bool(names and names[0])
+    check_csv(names)
     check_sorts(lives)
     check_top()
     check_limit()
     check_churn()
     check_stats_totals()
     check_sampled()
-    check_without_libdw()
+    check_names_escaped()
     check_silence()
     check_malformed()
     check_file_safety()
@@ -487,10 +485,10 @@ def main():
         print('profile_check: %s: FAIL: %s' % (variant, f))
     if not failures:
         print('profile_check: %s: every lock life exact (%d), CSV header, table, top-N, five '
-              'sorts, limit, eviction under churn, the statistics\' totals, sampling, fork, dladdr '
-              'without libdw, malformed settings, file safety, silence when off%s'
-              % (variant, len(lives), '' if libdw else
-                 '; call site functions and lines NOT checked: libdw not available'))
+              'sorts, limit, eviction under churn, the statistics\' totals, sampling, fork, '
+              'names escaped, malformed settings, file safety, silence when off%s'
+              % (variant, len(lives), '' if names else
+                 '; call site functions and lines NOT checked: no names'))
     return 1 if failures else 0
 
 

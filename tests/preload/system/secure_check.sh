@@ -34,10 +34,12 @@ mkdir "$tmp/rootonly" && chmod 755 "$tmp/rootonly"
 printf 'secret\n' >"$tmp/secret" && chmod 600 "$tmp/secret"
 ln -s "$tmp/secret" "$tmp/link"
 
-# as_nobody ENV...: the set-user-ID copy, run by uid/gid 65534.
+# as_nobody ENV...: the set-user-ID copy, run by uid/gid 65534 (with
+# $prog_arg as its argument, if set).
+prog_arg=
 as_nobody() {
 	env "$@" timeout -k 5 "$limit" setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$tmp/prog" >"$tmp/out" 2>"$tmp/err"
+		"$tmp/prog" ${prog_arg:+"$prog_arg"} >"$tmp/out" 2>"$tmp/err"
 }
 
 # Is there a privileged context at all?
@@ -89,5 +91,19 @@ as_nobody BRAVO_PROFILE_FILE="$tmp/rootonly/profile.csv" || bad "exit $? with BR
 as_nobody BRAVO_PROFILE_FILE="$tmp/link" || bad "exit $? with BRAVO_PROFILE_FILE=link"
 [ "$(cat "$tmp/secret")" = secret ] || bad "a set-user-ID program appended its profile to a mode-600 file"
 
-[ $fail -eq 0 ] && echo "secure_check: $variant: set-user-ID program as nobody ignores BRAVO_* (no statistics, no profile: nothing created, appended or printed); as root it writes both"
+# A set-user-ID program that makes its real id root and runs a program:
+# that program is root and not AT_SECURE, so it would act on BRAVO_*; the
+# privileged process removed them from its environment (as ld.so removes
+# LD_PRELOAD), so the child has none, and creates nothing.
+prog_arg=become-root
+as_nobody BRAVO_STATS_FILE="$tmp/rootonly/exec-created" BRAVO_PROFILE_FILE="$tmp/rootonly/exec.csv" \
+	BRAVO_VERBOSE=1 BRAVO_N=3 || bad "exit $? when it became root and ran itself"
+prog_arg=
+grep -q "^at_secure=0 euid=0 ruid=0 " "$tmp/out" || bad "the child is not root and un-AT_SECURE: $(cat "$tmp/out")"
+grep -qx "bravo_vars=0" "$tmp/out" || bad "the child was given its caller's BRAVO_* ($(grep bravo_vars "$tmp/out"))"
+[ -e "$tmp/rootonly/exec-created" ] && bad "the child created $tmp/rootonly/exec-created"
+[ -e "$tmp/rootonly/exec.csv" ] && bad "the child created $tmp/rootonly/exec.csv"
+[ -s "$tmp/err" ] && bad "the child printed libbravo text: $(cat "$tmp/err")"
+
+[ $fail -eq 0 ] && echo "secure_check: $variant: set-user-ID program as nobody ignores BRAVO_* (no statistics, no profile: nothing created, appended or printed) and removes them (a program it runs as root gets none); as root it writes both"
 exit $fail
