@@ -104,13 +104,15 @@ static int ba_read_wait(struct ba_lock *l, uint64_t wphase, const struct deadlin
 
 int ba_read_lock_slowpath(struct ba_lock *l, uint64_t wphase, const struct deadline *dl)
 {
+	struct wait_read outer = { .phase = wait_read_now.phase, .scoped = wait_read_now.scoped };
 	int r;
 
-	/* Left set once admitted: the caller puts back what it found (wait.h). */
+	atomic_init(&outer.lock, atomic_load_explicit(&wait_read_now.lock, memory_order_relaxed));
 	wait_read_set(l, wphase);
 	r = ba_read_wait(l, wphase, dl);
-	if (r)
-		wait_read_set(NULL, 0);
+	/* Admitted in a caller's scope: left set, the caller puts back what it found (wait.h). */
+	if (r || !outer.scoped)
+		wait_read_restore(&outer);
 	return r;
 }
 

@@ -78,18 +78,20 @@ static inline void wait_writer_pending_restore(const void *prev)
 }
 
 /*
- * The read this thread last waited for and was let into (ba.h, Guests):
- * the lock and the algorithm's phase it arrived under, set by the lock's
- * slow path before it waits and left set once the read is admitted, until
- * the caller has recorded the hold and puts back what it found
- * (wait_read_save, wait_read_restore): a signal handler that runs in
- * between and reads the same lock must not wait behind a writer that
- * waits for this very read.  The lock is written last (and cleared
- * first), so a handler sees a whole pair or none.
+ * The read this thread waits for, and, inside a caller's scope, last was
+ * let into (ba.h, Guests): the lock and the algorithm's phase it arrived
+ * under.  The lock's slow path sets it before it waits; it clears it when
+ * it returns, unless a caller has opened a scope (wait_read_save): then an
+ * admitted read stays marked until the caller has recorded the hold and
+ * puts back what it found (wait_read_restore), so that a signal handler
+ * running in between, which reads the same lock, does not wait behind a
+ * writer that waits for this very read.  The lock is written last (and
+ * cleared first), so a handler sees a whole pair or none.
  */
 struct wait_read {
 	const void *_Atomic lock;
 	uint64_t phase;
+	bool scoped; /* a caller keeps an admitted read marked */
 };
 
 extern __thread struct wait_read wait_read_now
@@ -105,18 +107,24 @@ static inline void wait_read_set(const void *lock, uint64_t phase)
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
+/* Open a scope (see above); returns what to restore. */
 static inline struct wait_read wait_read_save(void)
 {
 	struct wait_read saved;
 
 	atomic_init(&saved.lock, atomic_load_explicit(&wait_read_now.lock, memory_order_relaxed));
 	saved.phase = wait_read_now.phase;
+	saved.scoped = wait_read_now.scoped;
+	wait_read_now.scoped = true;
+	atomic_signal_fence(memory_order_seq_cst);
 	return saved;
 }
 
 static inline void wait_read_restore(const struct wait_read *saved)
 {
 	wait_read_set(atomic_load_explicit(&saved->lock, memory_order_relaxed), saved->phase);
+	wait_read_now.scoped = saved->scoped;
+	atomic_signal_fence(memory_order_seq_cst);
 }
 
 /* A number of this thread's own, never 0, never another live thread's. */
