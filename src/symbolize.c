@@ -33,6 +33,8 @@
  */
 #include "symbolize.h"
 
+#include "demangle.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1466,7 +1468,8 @@ static void name_function(const struct object *o, uint64_t vaddr, struct site_na
 
 	if (!symbol_lookup(&o->symbols, vaddr, &pick))
 		return;
-	text_copy(out->function, sizeof(out->function), pick.name);
+	if (!demangle(pick.name, out->function, sizeof(out->function)))
+		text_copy(out->function, sizeof(out->function), pick.name);
 	out->function_offset = (uintptr_t)(vaddr - pick.start);
 }
 

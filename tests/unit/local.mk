@@ -5,7 +5,7 @@
 # each runs its suite in fork mode (tests/lib/check_run.h).
 unit_tests = tests/unit/test_wait tests/unit/test_ba tests/unit/test_bravo \
 	tests/unit/test_bravo_pthread tests/unit/test_cohort tests/unit/test_percpu tests/unit/test_stats_hist \
-	tests/unit/test_mt19937
+	tests/unit/test_mt19937 tests/unit/test_symbolize
 unit_headers = tests/unit/invariant.h tests/unit/timespec_util.h tests/lib/check_run.h
 unit_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(srcdir)/locks
 unit_ldadd = locks/liblocks.la $(CHECK_LIBS)
@@ -34,5 +34,11 @@ tests_unit_test_stats_hist_LDADD = $(CHECK_LIBS)
 # The Mersenne Twister of bench/ is std::mt19937's (RWBench's work unit).
 tests_unit_test_mt19937_SOURCES = tests/unit/test_mt19937.c
 tests_unit_test_mt19937_LDADD = bench/libbench.la
+# The profile's names (src/symbolize.c, src/demangle.c) against addr2line's,
+# on the test itself and on libraries it builds (cc, objcopy, strip).
+tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c tests/lib/check_run.h \
+	src/symbolize.c src/symbolize.h src/demangle.c src/demangle.h
+tests_unit_test_symbolize_CFLAGS = $(unit_cflags) -g -fvisibility=hidden
+tests_unit_test_symbolize_LDADD = $(CHECK_LIBS)
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)

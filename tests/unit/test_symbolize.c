@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "../lib/check_run.h"
+#include "../../src/demangle.h"
 #include "../../src/symbolize.h"
 
 #define TCASE_TIMEOUT 120
@@ -984,6 +985,41 @@ START_TEST(naming_calls_no_allocator)
 }
 END_TEST
 
+/* ---- demangle.c: the common forms, read without allocating ---- */
+
+static void expect_demangled(const char *mangled, const char *want)
+{
+	char out[256];
+
+	ck_assert_msg(demangle(mangled, out, sizeof(out)), "%s: not demangled", mangled);
+	ck_assert_str_eq(out, want);
+}
+
+START_TEST(demangle_reads_nested_names_constructors_destructors_and_const_members)
+{
+	expect_demangled("_ZN7rocksdb4port7RWMutexC2Eb", "rocksdb::port::RWMutex::RWMutex(...)");
+	expect_demangled("_ZN7rocksdb4port7RWMutexD2Ev", "rocksdb::port::RWMutex::~RWMutex()");
+	expect_demangled("_ZNK3foo3bar3bazEv", "foo::bar::baz() const");
+	expect_demangled("_ZNSt12shared_mutex4lockEv", "std::shared_mutex::lock()");
+	expect_demangled("_Z3foov", "foo()");
+	expect_demangled("_ZL6helperPv", "helper(...)");
+	expect_demangled("_ZN3fooC1Ev.cold", "foo::foo().cold");
+}
+END_TEST
+
+START_TEST(demangle_leaves_other_forms_and_plain_names_alone)
+{
+	char out[16] = "untouched";
+
+	ck_assert(!demangle("main", out, sizeof(out)));
+	ck_assert(!demangle("_ZN1a1bIiE1cEv", out, sizeof(out))); /* a template in the name */
+	ck_assert(!demangle("_ZN3fooplERKS_", out, sizeof(out))); /* an operator */
+	ck_assert(!demangle("_Z999x", out, sizeof(out)));         /* a length past the end */
+	ck_assert(!demangle("_ZN7rocksdb4port7RWMutexC2Eb", out, sizeof(out))); /* too long */
+	ck_assert_str_eq(out, "untouched");
+}
+END_TEST
+
 static Suite *symbolize_suite(void)
 {
 	Suite *s = suite_create("symbolize");
@@ -1001,6 +1037,11 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, a_debug_file_of_another_build_is_not_used);
 	tcase_add_test(tc, an_address_in_no_object_names_nothing);
 	tcase_add_test(tc, names_past_a_long_maps_file);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("demangle");
+	tcase_add_test(tc, demangle_reads_nested_names_constructors_destructors_and_const_members);
+	tcase_add_test(tc, demangle_leaves_other_forms_and_plain_names_alone);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("resources");
