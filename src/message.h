@@ -26,8 +26,8 @@
 
 /*
  * The reports at exit, as destructor priorities (a larger number runs
- * first): the statistics, then the profile, whose naming of call sites
- * takes libdw's own rwlocks, which the statistics must not count.
+ * first): the statistics, then the profile, whose report is the longer
+ * to make (it reads the objects' symbols).
  */
 #define LIBBRAVO_DTOR_STATS 200
 #define LIBBRAVO_DTOR_PROFILE 101

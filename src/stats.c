@@ -297,11 +297,7 @@ static void stats_report(void)
 	errno = saved_errno;
 }
 
-/*
- * Before the profile's report (profile.c, a smaller number runs later):
- * naming the profile's call sites takes libdw's rwlocks, which are not the
- * program's.
- */
+/* Before the profile's report (profile.c, a smaller number runs later). */
 __attribute__((destructor(LIBBRAVO_DTOR_STATS))) static void stats_at_exit(void)
 {
 	stats_report();

@@ -8,8 +8,9 @@
  * .dynsym), the file and line from the DWARF line table (.debug_line,
  * versions 2 to 5), the object's own or a separate debug file's (by
  * build-id or .gnu_debuglink under /usr/lib/debug and beside the object;
- * never a debuginfod server).  Names are the symbols' own: C++ names stay
- * mangled.  64-bit ELF only; compressed debug sections are not read.
+ * never a debuginfod server).  C++ names are demangled where demangle.h
+ * reads their form, and stay mangled otherwise.  64-bit ELF only;
+ * compressed debug sections are not read.
  *
  * Made for the report at exit, which may run from a signal handler that
  * interrupted malloc or the dynamic loader on the same thread: nothing here
