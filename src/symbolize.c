@@ -1357,6 +1357,33 @@ static void strip_deleted(char *path)
 		path[len - n] = '\0';
 }
 
+/*
+ * The kernel writes a newline in a mapped file's name as "\012" (and
+ * nothing else escaped, so a name may also hold those four characters
+ * themselves): the path with each "\012" read as a newline, if that is
+ * the mapped file (its inode), else the path as written.
+ */
+static void maps_path_unescape(char *path, uint64_t inode)
+{
+	static char decoded[PATH_MAX];
+	char *w = decoded;
+	struct stat st;
+
+	if (!strstr(path, "\\012"))
+		return;
+	for (const char *r = path; *r; r++) {
+		if (strncmp(r, "\\012", 4) == 0) {
+			*w++ = '\n';
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	if (stat(decoded, &st) == 0 && same_inode(st.st_ino, inode))
+		memcpy(path, decoded, (size_t)(w - decoded) + 1);
+}
+
 /* One line: note a load base, or stop at the mapping holding the address. */
 static void maps_scan_line(struct maps_scan *scan, char *line)
 {
@@ -1381,6 +1408,7 @@ static void maps_scan_line(struct maps_scan *scan, char *line)
 		out->base = scan->base;
 	text_copy(found_path, sizeof(found_path), m.path[0] == '/' ? m.path : "");
 	strip_deleted(found_path);
+	maps_path_unescape(found_path, m.inode);
 	out->path = found_path;
 }
 
