@@ -52,6 +52,24 @@
 /* ---------------------------------------------------------- counting malloc */
 
 /*
+ * Not under ThreadSanitizer: its runtime calls malloc while it starts,
+ * before it can run the instrumented code of a malloc defined here.  The
+ * plain build (make check) runs naming_calls_no_allocator.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define COUNTS_ALLOCATIONS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define COUNTS_ALLOCATIONS 0
+#endif
+#endif
+#ifndef COUNTS_ALLOCATIONS
+#define COUNTS_ALLOCATIONS 1
+#endif
+
+#if COUNTS_ALLOCATIONS
+
+/*
  * malloc, calloc, realloc and free of the whole process, counted while
  * counting is set, passed on to the next definition (libc's).  dlsym's
  * own allocations while finding them are served from a static buffer.
@@ -137,6 +155,7 @@ EXPORT void free(void *p)
 	if (p && !from_bootstrap(p) && resolve_allocator())
 		next_free(p);
 }
+#endif /* COUNTS_ALLOCATIONS */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -593,7 +612,9 @@ END_TEST
 
 START_TEST(names_a_libc_function_from_its_symbols)
 {
-	void *fn = dlsym(RTLD_DEFAULT, "qsort");
+	/* libc's own qsort: a sanitizer's runtime interposes the default one */
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *fn = libc ? dlsym(libc, "qsort") : NULL;
 	struct site_name n;
 
 	ck_assert_ptr_nonnull(fn);
@@ -602,8 +623,9 @@ START_TEST(names_a_libc_function_from_its_symbols)
 	symbolizer_close();
 	ck_assert_msg(strncmp(base_name(n.object), "libc", 4) == 0, "object %s", n.object);
 	ck_assert_msg(n.function[0], "no name for qsort+3 in %s", n.object);
-	ck_assert_msg(dlsym(RTLD_DEFAULT, n.function) == plus(fn, 3 - n.function_offset),
+	ck_assert_msg(dlsym(libc, n.function) == plus(fn, 3 - n.function_offset),
 		      "%s+0x%lx is not qsort+3", n.function, (unsigned long)n.function_offset);
+	dlclose(libc);
 }
 END_TEST
 
@@ -951,6 +973,7 @@ START_TEST(a_corrupted_file_does_not_crash)
 }
 END_TEST
 
+#if COUNTS_ALLOCATIONS
 /* The report's rule: naming calls no allocator function, first use of a file or not. */
 START_TEST(naming_calls_no_allocator)
 {
@@ -984,6 +1007,7 @@ START_TEST(naming_calls_no_allocator)
 	remove_temp_dir();
 }
 END_TEST
+#endif
 
 /* ---- demangle.c: the common forms, read without allocating ---- */
 
@@ -1047,7 +1071,9 @@ static Suite *symbolize_suite(void)
 	tc = tcase_create("resources");
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
 	tcase_add_test(tc, each_object_is_mapped_once_and_unmapped_at_close);
+#if COUNTS_ALLOCATIONS
 	tcase_add_test(tc, naming_calls_no_allocator);
+#endif
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("anomalies");
