@@ -219,6 +219,8 @@ static bool ba_drained(struct ba_lock *l, uint32_t ticket)
 
 int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)
 {
+	uint64_t nap = 0;
+
 	while (!ba_drained(l, ticket)) {
 		uint32_t v = atomic_load_explicit(&l->rout, memory_order_relaxed);
 
@@ -233,7 +235,8 @@ int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)
 		v = atomic_fetch_or_explicit(&l->rout, BA_WPARK, memory_order_acq_rel) | BA_WPARK;
 		if (ba_rout_count(v) == ticket)
 			break;
-		if (wait_park(&l->rout, v, dl) == ETIMEDOUT && !ba_drained(l, ticket))
+		/* Polled: the last departure's wake may be owed by an interrupted thread (wait.h). */
+		if (wait_park_polled(&l->rout, v, dl, &nap) == ETIMEDOUT && !ba_drained(l, ticket))
 			return ETIMEDOUT;
 	}
 	atomic_thread_fence(memory_order_acquire); /* as ba_drained, for every way out */

@@ -566,6 +566,7 @@ static bool node_drained(struct cohort_indicator *ri)
 
 static int drain_node(struct cohort_indicator *ri, const struct deadline *dl)
 {
+	uint64_t nap = 0;
 	bool flagged = false;
 	int r = 0;
 
@@ -589,7 +590,8 @@ static int drain_node(struct cohort_indicator *ri, const struct deadline *dl)
 		if (((atomic_load_explicit(&ri->ingress, memory_order_seq_cst) ^ out) &
 		     ~COHORT_WPARK) == 0)
 			break;
-		if (wait_park(&ri->egress, out, dl) == ETIMEDOUT && !node_drained(ri)) {
+		/* Polled: the last departure's wake may be owed by an interrupted thread (wait.h). */
+		if (wait_park_polled(&ri->egress, out, dl, &nap) == ETIMEDOUT && !node_drained(ri)) {
 			r = ETIMEDOUT;
 			break;
 		}

@@ -96,6 +96,36 @@ int wait_park(_Atomic uint32_t *word, uint32_t expected, const struct deadline *
 	return 0;
 }
 
+int wait_park_polled(_Atomic uint32_t *word, uint32_t expected, const struct deadline *dl,
+		     uint64_t *nap_ns)
+{
+	struct timespec nap, now, *rel = &nap;
+	uint64_t ns = *nap_ns ? *nap_ns : UINT64_C(1000000);
+	int saved_errno = errno;
+
+	*nap_ns = ns < UINT64_C(1000000000) ? 2 * ns : ns;
+	nap = (struct timespec){ (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+	if (dl && dl->abstime) {
+		if (deadline_passed(dl))
+			return ETIMEDOUT;
+		clock_gettime(dl->clock, &now);
+		errno = saved_errno;
+		/* The deadline first: park until it (wait_park), not past it. */
+		if ((int64_t)(dl->abstime->tv_sec - now.tv_sec) * 1000000000 +
+			    (dl->abstime->tv_nsec - now.tv_nsec) <= (int64_t)ns)
+			return wait_park(word, expected, dl);
+	}
+	void (*waited)(uint64_t) = lock_event_waited;
+	uint64_t t0 = waited ? lock_event_clock_ns() : 0;
+
+	/* FUTEX_WAIT: a relative time on CLOCK_MONOTONIC. */
+	sys_futex(word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, rel, 0);
+	if (waited)
+		waited(lock_event_clock_ns() - t0);
+	errno = saved_errno;
+	return 0; /* woken, changed, a signal or the nap over: the caller re-checks */
+}
+
 void wait_wake(_Atomic uint32_t *word, int count)
 {
 	int saved_errno = errno;

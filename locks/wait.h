@@ -178,6 +178,19 @@ static inline bool wait_spin(_Atomic uint32_t *word, uint32_t mask, uint32_t val
  */
 int wait_park(_Atomic uint32_t *word, uint32_t expected, const struct deadline *dl);
 
+/*
+ * wait_park for a writer waiting for readers to leave, whose last
+ * departure wakes it: a departure's wake can be owed by a thread that a
+ * signal handler interrupted between its release and its wake, and that
+ * handler's read may wait behind this very writer.  So the writer does
+ * not sleep for ever: it wakes after *nap_ns (1 ms first, doubling to
+ * 1 s) to re-check its count, at most once a second however long it waits.
+ * Returns ETIMEDOUT only once dl has passed; else 0, and the caller
+ * re-checks.  *nap_ns starts at 0.
+ */
+int wait_park_polled(_Atomic uint32_t *word, uint32_t expected, const struct deadline *dl,
+		     uint64_t *nap_ns);
+
 /* Wake up to count sleepers parked on word. */
 void wait_wake(_Atomic uint32_t *word, int count);
 

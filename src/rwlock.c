@@ -1225,8 +1225,10 @@ static __attribute__((noinline)) int unlock_slow(pthread_rwlock_t *rw, const voi
  */
 static __attribute__((noinline)) int unlock_read_top(pthread_rwlock_t *rw, uintptr_t data)
 {
-	held_pop(); /* off the list before the release (see the top of the file) */
-	variant_read_unlock(rw, data);
+	void *target = variant_read_unlock_target(rw, data);
+
+	held_pop(); /* off the list right before the release (see the top of the file) */
+	variant_read_unlock_at(target, rw, data);
 	return 0;
 }
 
@@ -1334,13 +1336,13 @@ static int unlock_unlisted(pthread_rwlock_t *rw, const void *caller)
  * hold of its class was released on its reader's behalf, counted as that
  * one, and another released in its place.
  */
-static void unlock_entry(pthread_rwlock_t *rw, uintptr_t data)
+static void unlock_entry(pthread_rwlock_t *rw, uintptr_t data, void *target)
 {
 	if (handoff_any() && handoff_take(rw, variant_hold_class(rw, data), handle_life(rw))) {
 		variant_read_forget(rw, data);
 		release_for_other(rw);
 	} else {
-		variant_read_unlock(rw, data);
+		variant_read_unlock_at(target, rw, data);
 	}
 }
 
@@ -1348,6 +1350,7 @@ static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 {
 	struct held *h;
 	uintptr_t data = 0;
+	void *target = NULL;
 	int r;
 
 	if (null_ptr(rw))
@@ -1366,11 +1369,12 @@ static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 	if (h) {
 		/* Off the list before the lock is released (see the top of the file). */
 		data = h->data;
+		target = variant_read_unlock_target(rw, data);
 		held_remove(h);
 	}
 	held_unpin();
 	if (h) {
-		unlock_entry(rw, data);
+		unlock_entry(rw, data, target);
 		return 0;
 	}
 	if (write_held_by_self(rw, true)) {

@@ -257,6 +257,35 @@ static inline bool variant_hold_stale(pthread_rwlock_t *rw, uintptr_t data)
 }
 #endif
 
+/*
+ * A variant whose release of a read hold must first find what to release
+ * (a heap block) defines VARIANT_READ_UNLOCK_TARGET and provides
+ *
+ *   variant_read_unlock_target(rw, data)  what the release acts on,
+ *                                         found while the hold is still
+ *                                         listed
+ *   variant_read_unlock_at(t, rw, data)   variant_read_unlock, given that
+ *
+ * so that rwlock.c takes a hold off the list only right before the
+ * atomic that releases it: a signal handler that interrupts between the
+ * two finds its thread's read neither listed nor released, and its own
+ * read of the lock may wait for a writer that waits for that read
+ * (libbravo(7), FAULTS: the few instructions that remain).
+ */
+#ifndef VARIANT_READ_UNLOCK_TARGET
+static inline void *variant_read_unlock_target(pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)data;
+	return rw;
+}
+
+static inline void variant_read_unlock_at(void *target, pthread_rwlock_t *rw, uintptr_t data)
+{
+	(void)target;
+	variant_read_unlock(rw, data);
+}
+#endif
+
 /* The data of a guest read (see the top): every variant's is this one. */
 #define VARIANT_GUEST UINTPTR_MAX
 

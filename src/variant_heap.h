@@ -181,17 +181,34 @@ static inline int variant_read_trylock_plain(pthread_rwlock_t *rw)
 	return got ? 0 : EBUSY;
 }
 
-static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
+/*
+ * What a read unlock releases (variant.h, VARIANT_READ_UNLOCK_TARGET):
+ * the block, the lock's own bytes (in place), or NULL: nothing, a guest,
+ * or a handle overwritten meanwhile (re-initialized, copied over).
+ */
+#define VARIANT_READ_UNLOCK_TARGET
+static inline void *variant_read_unlock_target(pthread_rwlock_t *rw, uintptr_t data)
 {
 	heap_lock_t *l = handle_held_block(rw);
 
 	if (__builtin_expect(data == HEAP_GUEST, 0))
-		return;
+		return NULL;
 	if (l)
-		heap_read_unlock(l, (unsigned)data);
-	else if (registry_inplace(handle_block_slot(rw)))
-		ba_read_unlock(inplace_ba(rw));
-	/* else: the handle was overwritten meanwhile (re-initialized, copied over) */
+		return l;
+	return registry_inplace(handle_block_slot(rw)) ? (void *)inplace_ba(rw) : NULL;
+}
+
+static inline void variant_read_unlock_at(void *target, pthread_rwlock_t *rw, uintptr_t data)
+{
+	if (target == (void *)inplace_ba(rw))
+		ba_read_unlock(target);
+	else if (target)
+		heap_read_unlock(target, (unsigned)data);
+}
+
+static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
+{
+	variant_read_unlock_at(variant_read_unlock_target(rw, data), rw, data);
 }
 
 /*

@@ -626,6 +626,34 @@ START_TEST(writer_waits_for_readers_inside)
 }
 END_TEST
 
+/* A writer sleeps waiting for readers to leave (its mark on rout). */
+static bool writer_parked_on_readers(struct ba_lock *l)
+{
+	return atomic_load(&l->rout) & BA_WPARK;
+}
+
+/*
+ * The last reader's departure counted without its wake (what a thread
+ * interrupted by a signal handler between the two leaves, while the
+ * handler waits behind the writer): the writer still enters, by its own
+ * re-check (wait_park_polled).
+ */
+START_TEST(writer_enters_when_the_last_departure_wake_never_comes)
+{
+	struct ba_lock l = { 0 };
+	struct actor w;
+
+	ck_assert_int_eq(ba_read_lock(&l, NULL), 0);
+	actor_start(&w, &l, ACT_WRITE, 0, true);
+	WAIT_UNTIL(writer_parked_on_readers(&l));
+	atomic_fetch_add_explicit(&l.rout, BA_ROUT_INC, memory_order_release); /* no wake */
+	WAIT_UNTIL(entered(&w));
+	ck_assert_uint_eq(readers_present(&l), 0);
+	actor_finish(&w);
+	ck_assert(ba_is_idle(&l));
+}
+END_TEST
+
 START_TEST(reader_waits_for_writer_inside)
 {
 	struct ba_lock l = { 0 };
@@ -1032,6 +1060,7 @@ static Suite *ba_suite(void)
 	tc = tcase_create("phase_fair");
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
 	tcase_add_test(tc, writer_waits_for_readers_inside);
+	tcase_add_test(tc, writer_enters_when_the_last_departure_wake_never_comes);
 	tcase_add_test(tc, reader_waits_for_writer_inside);
 	tcase_add_test(tc, reader_arriving_while_writer_waits_enters_after_it);
 	tcase_add_test(tc, reader_blocked_by_writer_enters_before_next_writer);

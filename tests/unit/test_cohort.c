@@ -420,6 +420,29 @@ END_TEST
 
 /* ------------------------------------------------------- writer preference */
 
+/*
+ * The last reader's departure counted without its wake (what a thread
+ * interrupted by a signal handler between the two leaves, while the
+ * handler waits behind the writer): the writer still enters, by its own
+ * re-check (wait_park_polled).
+ */
+START_TEST(writer_enters_when_the_last_departure_wake_never_comes)
+{
+	struct cohort_rw *l = lock_new(2, COHORT_DEFAULT_HANDOFF_BOUND);
+	struct actor w;
+
+	ck_assert_int_eq(cohort_rw_read_lock(l, 1, NULL), 0);
+	actor_start(&w, l, 0, ACT_WRITE, 0, true);
+	WAIT_UNTIL(atomic_load(&l->node[1].ri.egress) & COHORT_WPARK);
+	atomic_fetch_add_explicit(&l->node[1].ri.egress, COHORT_RI_INC, memory_order_release);
+	WAIT_UNTIL(entered(&w));
+	ck_assert_uint_eq(readers_present(l, 1), 0);
+	actor_finish(&w);
+	ck_assert(cohort_rw_is_idle(l));
+	free(l);
+}
+END_TEST
+
 START_TEST(writer_waits_for_readers_on_every_node)
 {
 	struct cohort_rw *l = lock_new(3, COHORT_DEFAULT_HANDOFF_BOUND);
@@ -1391,6 +1414,7 @@ static Suite *cohort_suite(void)
 	tc = tcase_create("writer_preference");
 	tcase_set_timeout(tc, TCASE_TIMEOUT);
 	tcase_add_test(tc, writer_waits_for_readers_on_every_node);
+	tcase_add_test(tc, writer_enters_when_the_last_departure_wake_never_comes);
 	tcase_add_test(tc, read_trylock_fails_while_writer_waits_for_readers);
 	tcase_add_test(tc, reader_arriving_while_writer_waits_enters_after_it);
 	tcase_add_test(tc, readers_parked_behind_writer_all_enter_when_it_leaves);
