@@ -464,23 +464,8 @@ static uint64_t read_fixed(struct cursor *c, unsigned n)
 	}
 }
 
-static uint64_t read_uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	const unsigned char *b;
-
-	while ((b = cursor_take(c, 1))) {
-		if (shift < 64)
-			v |= (uint64_t)(*b & 0x7f) << shift;
-		shift += 7;
-		if (!(*b & 0x80))
-			return v;
-	}
-	return 0;
-}
-
-static int64_t read_sleb(struct cursor *c)
+/* A LEB128 number, sign-extended if is_signed; 0 if the data ends inside it. */
+static uint64_t read_leb(struct cursor *c, bool is_signed)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -491,12 +476,22 @@ static int64_t read_sleb(struct cursor *c)
 			v |= (uint64_t)(*b & 0x7f) << shift;
 		shift += 7;
 		if (!(*b & 0x80)) {
-			if (shift < 64 && (*b & 0x40))
+			if (is_signed && shift < 64 && (*b & 0x40))
 				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
+			return v;
 		}
 	}
 	return 0;
+}
+
+static uint64_t read_uleb(struct cursor *c)
+{
+	return read_leb(c, false);
+}
+
+static int64_t read_sleb(struct cursor *c)
+{
+	return (int64_t)read_leb(c, true);
 }
 
 /* A NUL-terminated string in place, or NULL (and bad) if unterminated. */

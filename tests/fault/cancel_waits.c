@@ -65,17 +65,6 @@ static int do_op(pthread_rwlock_t *l, enum op op, const struct timespec *abs)
 	}
 }
 
-static void init_lock(pthread_rwlock_t *l, bool prefer_writer)
-{
-	pthread_rwlockattr_t a;
-
-	CHECK_RC(pthread_rwlockattr_init(&a), 0);
-	if (prefer_writer)
-		CHECK_RC(pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP), 0);
-	CHECK_RC(pthread_rwlock_init(l, &a), 0);
-	CHECK_RC(pthread_rwlockattr_destroy(&a), 0);
-}
-
 static const char *kind_name(bool prefer_writer)
 {
 	return prefer_writer ? "writer-preferring lock" : "default lock";
@@ -239,7 +228,7 @@ static void cancel_during_wait(enum op op, bool prefer_writer, enum blocker bloc
 		 blocker == FAST_PATH_READERS ? "fast-path readers" : "a writer");
 	fault_watchdog(10, what);
 	memset(&g, 0, sizeof(g));
-	init_lock(&l, prefer_writer);
+	init_lock_of_kind(&l, prefer_writer);
 	if (blocker == FAST_PATH_READERS) {
 		for (int i = 0; i < FAST_READERS; i++) {
 			fr[i] = (struct fast_reader){ .lock = &l, .g = &g, .holding = &holding,

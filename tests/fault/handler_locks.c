@@ -55,17 +55,6 @@ static void install(int sig, void (*fn)(int), int flags)
 	CHECK(sigaction(sig, &sa, NULL) == 0, "sigaction: %s", strerror(errno));
 }
 
-static void init_lock(pthread_rwlock_t *l, bool prefer_writer)
-{
-	pthread_rwlockattr_t a;
-
-	CHECK_RC(pthread_rwlockattr_init(&a), 0);
-	if (prefer_writer)
-		CHECK_RC(pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP), 0);
-	CHECK_RC(pthread_rwlock_init(l, &a), 0);
-	CHECK_RC(pthread_rwlockattr_destroy(&a), 0);
-}
-
 static const char *kind_name(bool prefer_writer)
 {
 	return prefer_writer ? "writer-preferring" : "default";
@@ -360,7 +349,7 @@ static void handler_read_on_a_thread_queued_for_writing(enum handler_op hop, boo
 	q.hop = hop;
 	q.warm = warm;
 	q.wr_rc = q.h_rc = q.h_unlock_rc = -1;
-	init_lock(&q.lock, prefer_writer);
+	init_lock_of_kind(&q.lock, prefer_writer);
 	atomic_store(&queued_now, &q);
 	install(SIGUSR1, queued_read_handler, SA_RESTART);
 
@@ -523,7 +512,7 @@ static void handler_read_on_a_thread_whose_waiting_read_was_let_in(bool prefer_w
 	memset(&a, 0, sizeof(a));
 	atomic_store(&a.h_rc, -1);
 	atomic_store(&a.rd_rc, -1);
-	init_lock(&a.lock, prefer_writer);
+	init_lock_of_kind(&a.lock, prefer_writer);
 	atomic_store(&admitted_now, &a);
 	install(SIGUSR1, admitted_handler, SA_RESTART);
 	CHECK_RC(pthread_rwlock_wrlock(&a.lock), 0); /* W1: the main thread */
@@ -1122,11 +1111,11 @@ static void storm_interrupting_every_lock_call(bool beyond_glibc)
 	handler_bad_reset();
 	storm_beyond_glibc = beyond_glibc;
 	for (int i = 0; i < SHARED; i++) {
-		init_lock(&shared_locks[i], prefers_writer(i));
+		init_lock_of_kind(&shared_locks[i], prefers_writer(i));
 		memset(&shared_g[i], 0, sizeof(shared_g[i]));
 	}
 	for (int i = 0; i < HONLY; i++) {
-		init_lock(&honly_locks[i], i % 2);
+		init_lock_of_kind(&honly_locks[i], i % 2);
 		memset(&honly_g[i], 0, sizeof(honly_g[i]));
 	}
 	install(SIGUSR2, storm_handler, 0); /* no SA_RESTART: waits get EINTR inside */

@@ -165,17 +165,6 @@ static void warm(pthread_rwlock_t *l)
 		join(th[i]);
 }
 
-static void init_kind(pthread_rwlock_t *l, bool prefer_writer)
-{
-	pthread_rwlockattr_t a;
-
-	CHECK_RC(pthread_rwlockattr_init(&a), 0);
-	if (prefer_writer)
-		CHECK_RC(pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP), 0);
-	CHECK_RC(pthread_rwlock_init(l, &a), 0);
-	CHECK_RC(pthread_rwlockattr_destroy(&a), 0);
-}
-
 /* ---- destroy of a held lock ---- */
 
 /* [default] glibc: destroy does nothing; the lock stays held and usable. */
@@ -185,7 +174,7 @@ static void destroy_of_a_lock_the_caller_holds_returns_0_and_keeps_it_held(void)
 		for (int write = 0; write < 2; write++) {
 			pthread_rwlock_t l;
 
-			init_kind(&l, kind);
+			init_lock_of_kind(&l, kind);
 			warm(&l);
 			CHECK_RC(write ? pthread_rwlock_wrlock(&l) : pthread_rwlock_rdlock(&l), 0);
 			CHECK_RC(pthread_rwlock_destroy(&l), 0);
@@ -204,7 +193,7 @@ static void destroy_of_a_lock_the_caller_holds_returns_ebusy_and_keeps_it_held(v
 		for (int write = 0; write < 2; write++) {
 			pthread_rwlock_t l;
 
-			init_kind(&l, kind);
+			init_lock_of_kind(&l, kind);
 			warm(&l);
 			CHECK_RC(write ? pthread_rwlock_wrlock(&l) : pthread_rwlock_rdlock(&l), 0);
 			CHECK_RC(pthread_rwlock_destroy(&l), EBUSY);
@@ -230,7 +219,7 @@ static void destroy_of_a_lock_other_threads_hold_or_wait_for_returns_0_and_keeps
 		struct holder h[3];
 		struct caller w;
 
-		init_kind(&l, kind);
+		init_lock_of_kind(&l, kind);
 		warm(&l);
 		holder_start(&h[0], &l, true);
 		CHECK_RC(pthread_rwlock_destroy(&l), 0);
@@ -266,7 +255,7 @@ static void destroy_of_a_lock_other_threads_hold_returns_ebusy_and_keeps_it_held
 		struct holder h[3];
 		struct caller w;
 
-		init_kind(&l, kind);
+		init_lock_of_kind(&l, kind);
 		warm(&l);
 		holder_start(&h[0], &l, true);
 		CHECK_RC(pthread_rwlock_destroy(&l), EBUSY);
@@ -316,14 +305,14 @@ static void double_destroy_returns_0_and_the_lock_still_works(void)
 	pthread_rwlock_t l;
 
 	for (int round = 0; round < 3; round++) {
-		init_kind(&l, round == 1);
+		init_lock_of_kind(&l, round == 1);
 		check_lock_still_works(&l, 4, 100);
 		CHECK_RC(pthread_rwlock_destroy(&l), 0);
 		CHECK_RC(pthread_rwlock_destroy(&l), 0);
 		check_lock_still_works(&l, 4, 100);
 		CHECK_RC(pthread_rwlock_destroy(&l), 0);
 	}
-	init_kind(&l, false);
+	init_lock_of_kind(&l, false);
 	check_lock_still_works(&l, 4, 200);
 	CHECK_RC(pthread_rwlock_destroy(&l), 0);
 }
@@ -333,7 +322,7 @@ static void lock_calls_on_a_destroyed_lock_work_as_on_glibc(void)
 {
 	pthread_rwlock_t l;
 
-	init_kind(&l, false);
+	init_lock_of_kind(&l, false);
 	warm(&l);
 	CHECK_RC(pthread_rwlock_destroy(&l), 0);
 	for (int op = 0; op < NOPS; op++) {
@@ -357,13 +346,13 @@ static void double_destroy_returns_einval_and_init_makes_the_lock_usable_again(v
 	pthread_rwlock_t l;
 
 	for (int round = 0; round < 3; round++) {
-		init_kind(&l, round == 1);
+		init_lock_of_kind(&l, round == 1);
 		check_lock_still_works(&l, 4, 100);
 		CHECK_RC(pthread_rwlock_destroy(&l), 0);
 		CHECK_RC(pthread_rwlock_destroy(&l), EINVAL);
 		CHECK_RC(pthread_rwlock_destroy(&l), EINVAL);
 	}
-	init_kind(&l, false);
+	init_lock_of_kind(&l, false);
 	check_lock_still_works(&l, 4, 200);
 	CHECK_RC(pthread_rwlock_destroy(&l), 0);
 }
@@ -372,7 +361,7 @@ static void lock_calls_on_a_destroyed_lock_return_einval_and_take_nothing(void)
 {
 	pthread_rwlock_t l;
 
-	init_kind(&l, false);
+	init_lock_of_kind(&l, false);
 	warm(&l);
 	CHECK_RC(pthread_rwlock_destroy(&l), 0);
 	for (int op = 0; op < NOPS; op++) {
@@ -500,7 +489,7 @@ static void wrong_unlocks_of_a_write_locked_lock_during_heavy_use_return_0_and_r
 		struct writers_run x = { .lock = &l, .g = &g, .ops = 300 * (int)torture_scale() };
 
 		memset(&g, 0, sizeof(g));
-		init_kind(&l, kind);
+		init_lock_of_kind(&l, kind);
 		atomic_store(&stop, 0);
 		for (int i = 0; i < 2; i++) {
 			r[i] = (struct rogue){ .lock = &l, .stop = &stop };
@@ -533,7 +522,7 @@ static void wrong_unlocks_during_heavy_use_return_eperm_and_corrupt_nothing(void
 	pthread_t th[2];
 
 	for (int kind = 0; kind < 2; kind++) {
-		init_kind(&l, kind);
+		init_lock_of_kind(&l, kind);
 		atomic_store(&stop, 0);
 		for (int i = 0; i < 2; i++) {
 			r[i] = (struct rogue){ .lock = &l, .stop = &stop };

@@ -117,6 +117,18 @@ static inline long torture_scale(void)
 
 /* ---- threads ---- */
 
+/* Initialize l as a default lock, or as a writer-preferring one. */
+static inline void init_lock_of_kind(pthread_rwlock_t *l, bool prefer_writer)
+{
+	pthread_rwlockattr_t a;
+
+	CHECK_RC(pthread_rwlockattr_init(&a), 0);
+	if (prefer_writer)
+		CHECK_RC(pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP), 0);
+	CHECK_RC(pthread_rwlock_init(l, &a), 0);
+	CHECK_RC(pthread_rwlockattr_destroy(&a), 0);
+}
+
 static inline pthread_t spawn(void *(*fn)(void *), void *arg)
 {
 	pthread_t th;
