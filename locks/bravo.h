@@ -70,7 +70,7 @@
  *    underlying lock while DRAINING is set scans before it enters, and the
  *    one that finds the table clear of the token clears DRAINING.
  *  - A reader's hold that was released on its behalf by another thread (an
- *    unlock by a thread that held nothing; see src/handoff.h) leaves its
+ *    unlock by a thread that held nothing; see src/interpose/handoff.h) leaves its
  *    slot behind: writers tolerate as many slots of the lock as there are
  *    such releases outstanding (bravo_tolerated_slots).
  *
@@ -665,7 +665,7 @@ BRAVO_INLINE void bravo_read_unlock(void *u, const struct rw_ops *ops, uintptr_t
  *
  * On success the thread stays marked as u's waiting writer (wait.h): the
  * caller reads the mark before the call and puts it back once it has
- * named itself as the writer (variant_bravo.h).
+ * named itself as the writer (glue_bravo.h).
  */
 BRAVO_INLINE int bravo_write_lock(struct bravo *b, void *u, const struct rw_ops *ops,
 				  bool writer_pref, bool reader_pref, const struct deadline *dl)

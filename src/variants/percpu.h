@@ -1,4 +1,4 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* percpu: one BA sub-lock per online CPU, in a heap block (src/variant_percpu.h). */
+/* percpu: one BA sub-lock per online CPU, in a heap block (src/variants/glue_percpu.h). */
 #define LIBBRAVO_VARIANT_PERCPU 1
-#define LIBBRAVO_HEAP_BLOCKS 1 /* src/registry.c, src/topology.c */
+#define LIBBRAVO_HEAP_BLOCKS 1 /* src/variants/registry.c, src/variants/topology.c */

@@ -34,10 +34,10 @@ tests_unit_test_stats_hist_LDADD = $(CHECK_LIBS)
 # The Mersenne Twister of bench/ is std::mt19937's (RWBench's work unit).
 tests_unit_test_mt19937_SOURCES = tests/unit/test_mt19937.c
 tests_unit_test_mt19937_LDADD = bench/libbench.la
-# The profile's names (src/symbolize.c, src/demangle.c) against addr2line's,
+# The profile's names (src/diag/symbolize.c, src/diag/demangle.c) against addr2line's,
 # on the test itself and on libraries it builds (cc, objcopy, strip).
 tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c tests/lib/check_run.h \
-	src/symbolize.c src/symbolize.h src/demangle.c src/demangle.h
+	src/diag/symbolize.c src/diag/symbolize.h src/diag/demangle.c src/diag/demangle.h
 tests_unit_test_symbolize_CFLAGS = $(unit_cflags) -g -fvisibility=hidden
 tests_unit_test_symbolize_LDADD = $(CHECK_LIBS)
 check_PROGRAMS += $(unit_tests)

@@ -2,7 +2,7 @@
 /*
  * test_bravo_pthread.c - unit tests of the generic BRAVO wrapper
  * (locks/bravo.h) over glibc's pthread_rwlock_t, composed as BRAVO-pthread
- * composes it (src/variant_bravo.h): an rw_ops whose blocking calls are
+ * composes it (src/variants/glue_bravo.h): an rw_ops whose blocking calls are
  * glibc's rdlock/wrlock, or clockrdlock/clockwrlock with a deadline, and
  * the two ways of waiting for fast readers that glibc's two kinds need:
  *

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_stats_hist.c - the revocation-time histogram of the statistics
- * (src/stats.h): where a time falls, and what its bucket's middle says.
+ * (src/diag/stats.h): where a time falls, and what its bucket's middle says.
  */
 #include <check.h>
 #include <stdint.h>
 
-#include "../../src/stats.h"
+#include "../../src/diag/stats.h"
 #include "../lib/check_run.h"
 
 /* Times across the range: every ns up to 4096, then steps of 1/32. */

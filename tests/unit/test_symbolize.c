@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * test_symbolize.c - naming code addresses (src/symbolize.h), checked
+ * test_symbolize.c - naming code addresses (src/diag/symbolize.h), checked
  * against an addr2line on the same object and offset (llvm-addr2line,
  * eu-addr2line or binutils', see reference_tool): the same function,
  * the same file (base name; the whole path where ours is absolute) and
@@ -38,8 +38,8 @@
 #include <unistd.h>
 
 #include "../lib/check_run.h"
-#include "../../src/demangle.h"
-#include "../../src/symbolize.h"
+#include "../../src/diag/demangle.h"
+#include "../../src/diag/symbolize.h"
 
 #define TCASE_TIMEOUT 120
 #define EXPORT __attribute__((visibility("default")))

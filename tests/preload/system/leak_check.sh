@@ -6,7 +6,7 @@
 # from what the program does.
 #
 # The bound.  The heap variants (percpu, cohort-rw) keep one block per lock
-# address in their registry (src/registry.h): programs free locks without
+# address in their registry (src/variants/registry.h): programs free locks without
 # pthread_rwlock_destroy, and glibc's destroy, like the default mode's,
 # changes nothing, so the block stays with its address until a new lock
 # there takes it back.  That memory is bounded by the number of distinct
