@@ -11,7 +11,7 @@ dist_noinst_SCRIPTS += scripts/profile-cost
 # make profile-cost                                      both parts, 7 rounds, about 12 minutes on 2 CPUs
 # make profile-cost PROFILE_COST_BASELINE_LIBDIR=DIR     an existing build's src/.libs as the baseline
 # make profile-cost PROFILE_COST_ARGS='--runs 3 --locks glibc,bravo-ba'   (a later option wins)
-# make profile-cost PROFILE_COST_OUT=results/issue15/profile-cost
+# make profile-cost PROFILE_COST_OUT=results/profile-cost
 PROFILE_COST_BASELINE = 664b8f1^1
 PROFILE_COST_OUT = profile-cost
 profile-cost: all

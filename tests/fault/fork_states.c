@@ -37,7 +37,7 @@
 
 /*
  * glibc's default kind prefers readers: the new reader gets in.  The
- * variants differ (README, the table of differences from glibc: the
+ * variants differ (doc/compatibility.md: the
  * BA-based ones are phase-fair, cohort-rw writer-preferring, BRAVO's fast
  * path lets a reader in while bias is still on), so the child is held to
  * what another thread of the parent got just before the fork: the child

@@ -35,7 +35,7 @@
  *     interrupted thread's lock and others; exclusion is checked and
  *     nothing may hang.  Twice: once with what glibc survives, once also
  *     with the blocking reads libbravo promises beyond glibc (its own
- *     queued write; read re-entry on a writer-preferring lock, README).
+ *     queued write; read re-entry on a writer-preferring lock, doc/compatibility.md).
  *
  * tests/stress/signal_storm.c covers signals whose handler takes no lock.
  */
@@ -855,7 +855,7 @@ static void own_lock_in_handler(int i, enum wstate st)
 	case W_HOLD_RD:
 		H_EXPECT(pthread_rwlock_trywrlock(l), EBUSY, EBUSY);
 		if (!pw || storm_beyond_glibc) {
-			/* a re-entry: glibc's reader preference; libbravo's count (README) */
+			/* a re-entry: glibc's reader preference; libbravo's count (doc/compatibility.md) */
 			if (r % 2) {
 				rc = H_EXPECT_AS("rdlock of a lock its thread reads (a re-entry)",
 						 pthread_rwlock_rdlock(l), 0, 0);
@@ -1162,7 +1162,7 @@ static void signal_storm_with_handlers_taking_locks_interrupts_every_lock_call_w
  * libbravo only: the handlers also read, blocking, the lock their thread
  * is queued to write (glibc may wait for that write for ever), and
  * re-read a writer-preferring lock their thread reads (glibc deadlocks;
- * libbravo only counts the re-entry, README).
+ * libbravo only counts the re-entry, doc/compatibility.md).
  */
 static void signal_storm_with_handlers_reading_their_threads_queued_and_held_locks_finishes(void)
 {

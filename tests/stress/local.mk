@@ -24,6 +24,11 @@ tests_stress_fork_locks_SOURCES = tests/stress/fork_locks.c tests/stress/torture
 tests_stress_exec_preload_SOURCES = tests/stress/exec_preload.c tests/stress/torture.h tests/lib/test_util.h
 tests_stress_misuse_SOURCES = tests/stress/misuse.c tests/stress/torture.h tests/lib/test_util.h
 
+# glibc 2.36's writer-preferring wedge (doc/glibc-wedge.md): built with the
+# checks, run by hand only (it hangs glibc by design).
+check_PROGRAMS += tests/stress/prefer_writer_churn
+tests_stress_prefer_writer_churn_SOURCES = tests/stress/prefer_writer_churn.c
+
 TESTS += tests/stress/torture-check
 EXTRA_DIST += tests/stress/torture-check
 CLEANFILES += tests/stress/*.out tests/stress/*.err tests/stress/*.csv

@@ -50,7 +50,7 @@ static int cpu_a = -1, cpu_b = -1;
  * default kind.
  *
  * glibc 2.36's writer-preferring lock can lose a phase hand-over when a
- * timed write lock gives up (README, compatibility table): a primary writer
+ * timed write lock gives up (doc/glibc-wedge.md): a primary writer
  * whose deadline passes while the last reader is between announcing the
  * write phase in __readers and in __wrphase_futex hands the lock to a
  * waiting writer, which enters and leaves before that reader's store to

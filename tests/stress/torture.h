@@ -15,7 +15,7 @@
  *                          default 1; a malformed value gets one line on
  *                          stderr and the default)
  *   RWLOCK_UNDER_TEST=glibc  skip the checks of behaviour that only
- *                          libbravo's README promises (POSIX leaves it
+ *                          doc/compatibility.md promises (POSIX leaves it
  *                          undefined or glibc does otherwise); each skipped
  *                          check prints "skip NAME (...)".
  *   EXPECT_RWLOCK_LIB=NAME basename of the object that must define the
@@ -303,7 +303,7 @@ struct torture_check {
 
 /* everywhere */
 #define TORTURE_CHECK(fn) { #fn, fn, RUN_GLIBC | RUN_DEFAULT | RUN_STRICT }
-/* behaviour only libbravo's README promises, in both modes */
+/* behaviour only doc/compatibility.md promises, in both modes */
 #define LIBBRAVO_CHECK(fn) { #fn, fn, RUN_DEFAULT | RUN_STRICT }
 /* glibc's result, which libbravo's default mode gives (not strict mode) */
 #define DEFAULT_CHECK(fn) { #fn, fn, RUN_GLIBC | RUN_DEFAULT }

@@ -83,8 +83,7 @@ static void *churn_thread(void *p)
 /*
  * glibc 2.36's writer-preferring lock itself now and then leaves its
  * waiters waiting for each other for good in this churn when timed write
- * locks give up (results/issue13/noharm-s7/prefer-writer-churn.txt,
- * results/issue13/torture-s14/; README, compatibility): a primary writer
+ * locks give up (doc/glibc-wedge.md): a primary writer
  * whose deadline passes hands the lock to a waiting writer before the last
  * reader has announced the write phase in __wrphase_futex, and that late
  * announcement lands in the next read phase.  Where the lock is glibc's and
@@ -106,7 +105,7 @@ static bool churn_stall_is_glibcs(bool prefer_writer, struct churn *c, const cha
 		return false;
 	ck_assert_msg(atomic_load(&c->bad) == 0, "%s", c->msg);
 	fprintf(stderr, "%s after %ld operations on glibc's writer-preferring lock: glibc 2.36's own "
-		"lost phase hand-over after a timed write lock gave up (README, compatibility); "
+		"lost phase hand-over after a timed write lock gave up (doc/glibc-wedge.md); "
 		"not a failure here\n", what, atomic_load(&c->done));
 	atomic_store(&c->stop, true);
 	return true;
