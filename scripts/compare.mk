@@ -13,7 +13,7 @@ scripts/bravo-compare: scripts/bravo-compare.in Makefile
 		-e 's|@pkgdatadir[@]|$(pkgdatadir)|g' -e 's|@bindir[@]|$(bindir)|g' \
 		-e 's|@abs_top_srcdir[@]|$(abs_top_srcdir)|g' \
 		$(srcdir)/scripts/bravo-compare.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
-runner_modules = scripts/bravo_runner.py scripts/bravo_stats.py scripts/bravo_cli.py \
+runner_modules = scripts/bravo_runner.py scripts/bravo_service.py scripts/bravo_stats.py scripts/bravo_cli.py \
 	scripts/bravo_plot.py scripts/bravo_profile.py
 dist_pkgdata_DATA = $(runner_modules)
 

@@ -37,10 +37,11 @@ static pthread_once_t config_once = PTHREAD_ONCE_INIT;
  * they run (bravo-run(1)), then each name config_read looks up, added by
  * env_get as it reads it.  config_read runs once (pthread_once).
  */
-static const char *known_names[24] = {
+static const char *known_names[28] = {
 	"BRAVO_LIBDIR", "BRAVO_COMPARE_LOCK", "BRAVO_COMPARE_ROUND", "BRAVO_COMPARE_RUN",
+	"BRAVO_COMPARE_PORT", "BRAVO_COMPARE_DIR",
 };
-static unsigned known_count = 4;
+static unsigned known_count = 6;
 
 /* The value of BRAVO_* variable name (NULL if unset), and name known. */
 static const char *env_get(const char *name)

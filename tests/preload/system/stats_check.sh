@@ -90,7 +90,8 @@ unknown BRAVO_TABLESIZE=1024 "libbravo: ignoring BRAVO_TABLESIZE: not a libbravo
 unknown BRAVO_HOME=/opt "libbravo: ignoring BRAVO_HOME: not a libbravo setting"
 unknown BRAVO_PROFILES=1 "libbravo: ignoring BRAVO_PROFILES: not a libbravo setting (did you mean BRAVO_PROFILE?)"
 unknown BRAVO_PROFILE_SROT=wait "libbravo: ignoring BRAVO_PROFILE_SROT: not a libbravo setting (did you mean BRAVO_PROFILE_SORT?)"
-for tool in BRAVO_LIBDIR=/usr/lib BRAVO_COMPARE_LOCK=glibc BRAVO_COMPARE_ROUND=1 BRAVO_COMPARE_RUN=1; do
+for tool in BRAVO_LIBDIR=/usr/lib BRAVO_COMPARE_LOCK=glibc BRAVO_COMPARE_ROUND=1 BRAVO_COMPARE_RUN=1 \
+	BRAVO_COMPARE_PORT=4242 BRAVO_COMPARE_DIR=/tmp; do
 	unknown "$tool" ""
 done
 
