@@ -98,6 +98,50 @@ static inline void take_elsewhere(struct acquisition q)
 	ck_assert_int_eq((int)(intptr_t)r, 0);
 }
 
+/*
+ * Locks whose readers are counted per node (Cohort-RW's nodes, Per-CPU's
+ * sub-locks): readers_on(lock, node) is the lock's count of the read
+ * holds taken on node, what a release on another thread's behalf looks
+ * for (variant_read_release_other).
+ */
+typedef unsigned readers_on_fn(void *lock, unsigned node);
+
+/* Release one read hold found on some node, as variant_read_release_other does. */
+static inline bool release_one_reader(void *lock, unsigned nodes, readers_on_fn *readers_on)
+{
+	for (unsigned n = 0; n < nodes; n++) {
+		if (readers_on(lock, n)) {
+			give_back(&(struct acquisition){ .lock = lock, .kind = ACT_READ, .node = n });
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The count of a lock of three nodes follows its readers as they come and
+ * go: two on node 0, one on node 2, none on node 1.
+ */
+static inline void readers_are_counted_per_node(void *lock, readers_on_fn *readers_on)
+{
+	struct acquisition r0 = { .lock = lock, .kind = ACT_READ, .node = 0 };
+	struct acquisition r2 = { .lock = lock, .kind = ACT_READ, .node = 2 };
+
+	ck_assert_uint_eq(readers_on(lock, 0), 0);
+	ck_assert_int_eq(take(&r0, NULL), 0);
+	ck_assert_int_eq(take(&r0, NULL), 0);
+	ck_assert_int_eq(take(&r2, NULL), 0);
+	ck_assert_uint_eq(readers_on(lock, 0), 2);
+	ck_assert_uint_eq(readers_on(lock, 1), 0);
+	ck_assert_uint_eq(readers_on(lock, 2), 1);
+	give_back(&r0);
+	give_back(&r2);
+	ck_assert_uint_eq(readers_on(lock, 0), 1);
+	ck_assert_uint_eq(readers_on(lock, 2), 0);
+	give_back(&r0);
+	ck_assert_uint_eq(readers_on(lock, 0), 0);
+}
+
 /* ------------------------------------------------------------- actors */
 
 /*
