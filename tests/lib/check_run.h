@@ -39,6 +39,32 @@ static inline int run_suite_as(Suite *s, enum fork_status fork_mode, enum print_
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/*
+ * A test case of s whose tests are each bounded by timeout seconds, so
+ * that a hang is reported as a failure.
+ */
+static inline TCase *timed_tcase(Suite *s, const char *name, double timeout)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, timeout);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
+/*
+ * timed_tcase() whose tests each start with setup() and end with
+ * teardown() (if not NULL), in the test's own process: a checked fixture.
+ */
+static inline TCase *fixture_tcase(Suite *s, const char *name, double timeout, SFun setup,
+				   SFun teardown)
+{
+	TCase *tc = timed_tcase(s, name, timeout);
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	return tc;
+}
+
 static inline int run_suite(Suite *s)
 {
 	return run_suite_as(s, CK_FORK, CK_NORMAL);

@@ -6,7 +6,8 @@
 unit_tests = tests/unit/test_wait tests/unit/test_ba tests/unit/test_bravo \
 	tests/unit/test_bravo_pthread tests/unit/test_cohort tests/unit/test_percpu tests/unit/test_stats_hist \
 	tests/unit/test_mt19937 tests/unit/test_symbolize
-unit_headers = tests/unit/invariant.h tests/unit/timespec_util.h tests/lib/check_run.h
+unit_headers = tests/unit/harness.h tests/unit/bravo_harness.h tests/unit/invariant.h \
+	tests/unit/timespec_util.h tests/lib/check_run.h
 unit_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(srcdir)/locks
 unit_ldadd = locks/liblocks.la $(CHECK_LIBS)
 tests_unit_test_wait_SOURCES = tests/unit/test_wait.c $(unit_headers)

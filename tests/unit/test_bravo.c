@@ -14,22 +14,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <check.h>
-#include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "invariant.h"
 #include "../lib/check_run.h"
-#include "timespec_util.h"
 #include "../../locks/ba.h"
 #include "../../locks/bravo.h"
 #include "../../locks/events.h"
@@ -42,6 +30,9 @@ struct bba {
 	struct bravo b;
 	struct ba_lock u;
 };
+
+#define BRAVO_LOCK struct bba
+#include "bravo_harness.h"
 
 static int ba_ops_read_lock(void *u, const struct deadline *dl)
 {
@@ -78,28 +69,22 @@ static bool ba_ops_guest_ok(void *u)
 	return ba_guest_ok(u);
 }
 
-static const struct rw_ops ba_ops = {
-	.scope = VR_SHARED,
-	.guest_ok = ba_ops_guest_ok,
-	.read_lock = ba_ops_read_lock,
-	.read_trylock = ba_ops_read_trylock,
-	.read_unlock = ba_ops_read_unlock,
-	.write_lock = ba_ops_write_lock,
-	.write_trylock = ba_ops_write_trylock,
-	.write_unlock = ba_ops_write_unlock,
-};
+#define BA_OPS(vr_scope)                                 \
+	{                                                \
+		.scope = (vr_scope),                     \
+		.guest_ok = ba_ops_guest_ok,             \
+		.read_lock = ba_ops_read_lock,           \
+		.read_trylock = ba_ops_read_trylock,     \
+		.read_unlock = ba_ops_read_unlock,       \
+		.write_lock = ba_ops_write_lock,         \
+		.write_trylock = ba_ops_write_trylock,   \
+		.write_unlock = ba_ops_write_unlock,     \
+	}
+
+static const struct rw_ops ba_ops = BA_OPS(VR_SHARED);
 
 /* The same, its fast readers publishing in a table of each lock's own. */
-static const struct rw_ops ba_per_lock_ops = {
-	.scope = VR_PER_LOCK,
-	.guest_ok = ba_ops_guest_ok,
-	.read_lock = ba_ops_read_lock,
-	.read_trylock = ba_ops_read_trylock,
-	.read_unlock = ba_ops_read_unlock,
-	.write_lock = ba_ops_write_lock,
-	.write_trylock = ba_ops_write_trylock,
-	.write_unlock = ba_ops_write_unlock,
-};
+static const struct rw_ops ba_per_lock_ops = BA_OPS(VR_PER_LOCK);
 
 /* The composition the helpers below use (a test may switch it first). */
 static const struct rw_ops *ops = &ba_ops;
@@ -154,15 +139,21 @@ static void wr_unlock(struct bba *l)
 
 /* ---------------------------------------------------------------- helpers */
 
+/*
+ * The lock under test, l: all-zero bytes, which is an unlocked, unbiased
+ * lock, at the start of every test (a checked fixture).
+ */
+static struct bba l;
 
-static uint64_t word_of(struct bba *l)
+static void lock_setup(void)
 {
-	return atomic_load(&l->b.word);
+	memset(&l, 0, sizeof(l));
 }
 
-static bool biased(struct bba *l)
+/* A test case of s whose tests start with l as lock_setup() makes it. */
+static TCase *lock_tcase(Suite *s, const char *name)
 {
-	return word_of(l) & BRAVO_RBIAS;
+	return fixture_tcase(s, name, TCASE_TIMEOUT, lock_setup, NULL);
 }
 
 static struct vr_table *table(void)
@@ -186,133 +177,38 @@ static bool ba_writer_present(struct bba *l)
 	return atomic_load(&l->u.rin) & BA_PRES;
 }
 
-#define WAIT_UNTIL(cond)                 \
-	do {                             \
-		while (!(cond))          \
-			usleep(100);     \
-	} while (0)
-
-/* Take a read lock that enables bias (the lock's first slow-path read). */
-static void enable_bias(struct bba *l)
-{
-	uintptr_t cookie;
-
-	ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
-	rd_unlock(l, cookie);
-	ck_assert_msg(biased(l), "a slow-path read did not enable bias");
-}
-
-/* Take a fast-path read lock (bias must be on); returns the cookie. */
-static uintptr_t fast_read(struct bba *l)
-{
-	uintptr_t cookie;
-
-	ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
-	ck_assert_msg(cookie != 0, "read took the slow path with bias on");
-	return cookie;
-}
-
-/* An actor thread: one read or write acquisition, optionally held. */
-enum { ACT_READ, ACT_WRITE, ACT_TRY_READ, ACT_TRY_WRITE };
-
-struct actor {
-	struct bba *l;
-	int kind;
-	bool writer_pref;
-	long timeout_us; /* 0: no deadline */
-	bool hold;
-	pthread_t thread;
-	atomic_bool started, entered, done, release;
-	uintptr_t cookie;
-	int result; /* 0, ETIMEDOUT, or EBUSY for a failed trylock */
-};
-
-static void *actor_main(void *arg)
-{
-	struct actor *a = arg;
-	struct timespec ts;
-	struct deadline dl = { .abstime = NULL, .clock = CLOCK_MONOTONIC };
-	int r;
-
-	if (a->timeout_us) {
-		ts = ts_from_now(CLOCK_MONOTONIC, a->timeout_us);
-		dl.abstime = &ts;
-	}
-	atomic_store(&a->started, true);
-	switch (a->kind) {
-	case ACT_READ:
-		r = rd_lock(a->l, &a->cookie, &dl);
-		break;
-	case ACT_TRY_READ:
-		r = rd_trylock(a->l, &a->cookie) ? 0 : EBUSY;
-		break;
-	case ACT_WRITE:
-		r = wr_lock(a->l, a->writer_pref, &dl);
-		break;
-	default:
-		r = wr_trylock(a->l) ? 0 : EBUSY;
-		break;
-	}
-	a->result = r;
-	if (r == 0) {
-		atomic_store(&a->entered, true);
-		if (a->hold)
-			WAIT_UNTIL(atomic_load(&a->release));
-		if (a->kind == ACT_READ || a->kind == ACT_TRY_READ)
-			rd_unlock(a->l, a->cookie);
-		else
-			wr_unlock(a->l);
-	}
-	atomic_store(&a->done, true);
-	return NULL;
-}
-
-static void actor_start(struct actor *a, struct bba *l, int kind, bool writer_pref,
-			long timeout_us, bool hold)
-{
-	memset(a, 0, sizeof(*a));
-	a->l = l;
-	a->kind = kind;
-	a->writer_pref = writer_pref;
-	a->timeout_us = timeout_us;
-	a->hold = hold;
-	ck_assert_int_eq(pthread_create(&a->thread, NULL, actor_main, a), 0);
-	WAIT_UNTIL(atomic_load(&a->started));
-}
-
-static bool entered(struct actor *a)
-{
-	return atomic_load(&a->entered);
-}
-
-static bool done(struct actor *a)
-{
-	return atomic_load(&a->done);
-}
-
-static void actor_finish(struct actor *a)
-{
-	atomic_store(&a->release, true);
-	pthread_join(a->thread, NULL);
-}
-
 static bool idle(struct bba *l)
 {
 	return ba_is_idle(&l->u) && !bravo_has_fast_readers(&l->b, ops->scope, &l->u);
+}
+
+/* The lock's calls, for the harness's actors and stress runs. */
+static int take(struct acquisition *q, const struct deadline *dl)
+{
+	struct bba *l = q->lock;
+
+	switch (q->kind) {
+	case ACT_READ:
+		return rd_lock(l, &q->cookie, dl);
+	case ACT_TRY_READ:
+		return rd_trylock(l, &q->cookie) ? 0 : EBUSY;
+	case ACT_WRITE:
+		return wr_lock(l, q->writer_pref, dl);
+	default:
+		return wr_trylock(l) ? 0 : EBUSY;
+	}
 }
 
 /* ------------------------------------------------ drain, tokens, waiting */
 
 START_TEST(draining_writer_lets_slow_readers_in_while_fast_reader_holds)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie, slow;
 	struct actor w;
 
 	writers_release_while_draining = true;
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	actor_start(&w, &l, ACT_WRITE, false, 0, true);
+	cookie = fast_reader_in(&l);
+	start_writer(&w, &l, .holds = true);
 	/* The writer revoked bias and let go of BA while the table drains. */
 	WAIT_UNTIL(word_of(&l) & BRAVO_DRAINING);
 	WAIT_UNTIL(!ba_writer_present(&l));
@@ -324,51 +220,42 @@ START_TEST(draining_writer_lets_slow_readers_in_while_fast_reader_holds)
 	rd_unlock(&l, cookie);
 	WAIT_UNTIL(entered(&w));
 	ck_assert(!(word_of(&l) & BRAVO_DRAINING)); /* the writer ended the drain */
-	actor_finish(&w);
-	ck_assert_int_eq(w.result, 0);
+	ck_assert_int_eq(actor_finish(&w), 0);
 	ck_assert(idle(&l));
 }
 END_TEST
 
 START_TEST(second_writer_waits_for_the_drain_too)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 	struct actor w1, w2;
 
 	writers_release_while_draining = true;
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	actor_start(&w1, &l, ACT_WRITE, false, 0, true);
+	cookie = fast_reader_in(&l);
+	start_writer(&w1, &l, .holds = true);
 	WAIT_UNTIL(word_of(&l) & BRAVO_DRAINING);
-	actor_start(&w2, &l, ACT_WRITE, false, 0, true);
+	start_writer(&w2, &l, .holds = true);
 	usleep(20000);
 	ck_assert_msg(!entered(&w1) && !entered(&w2), "a writer entered beside a fast reader");
 	rd_unlock(&l, cookie);
 	WAIT_UNTIL(entered(&w1) || entered(&w2));
 	ck_assert(!(entered(&w1) && entered(&w2)));
-	atomic_store(&w2.release, true); /* whichever is inside leaves first */
-	actor_finish(&w1);
-	actor_finish(&w2);
-	ck_assert_int_eq(w1.result, 0);
-	ck_assert_int_eq(w2.result, 0);
+	actor_let_go(&w2); /* whichever is inside leaves first */
+	ck_assert_int_eq(actor_finish(&w1), 0);
+	ck_assert_int_eq(actor_finish(&w2), 0);
 	ck_assert(idle(&l));
 }
 END_TEST
 
 START_TEST(timed_draining_writer_times_out_and_leaves_lock_free_for_readers)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie, slow;
 	struct actor w;
 
 	writers_release_while_draining = true;
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	actor_start(&w, &l, ACT_WRITE, false, 50000, false);
-	WAIT_UNTIL(done(&w));
-	actor_finish(&w);
-	ck_assert_int_eq(w.result, ETIMEDOUT);
+	cookie = fast_reader_in(&l);
+	start_writer(&w, &l, .timeout_us = 50000);
+	ck_assert_int_eq(actor_finish(&w), ETIMEDOUT);
 	ck_assert_int_eq(rd_lock(&l, &slow, NULL), 0);
 	rd_unlock(&l, slow);
 	ck_assert(!wr_trylock(&l));            /* the fast reader is still inside */
@@ -381,7 +268,6 @@ END_TEST
 
 START_TEST(zeroed_lock_ignores_slot_left_by_its_previous_life)
 {
-	static struct bba l;
 	uintptr_t stale;
 
 	enable_bias(&l);
@@ -398,7 +284,6 @@ END_TEST
 
 START_TEST(tokens_differ_between_lives_of_a_lock)
 {
-	static struct bba l;
 	uint64_t first;
 
 	enable_bias(&l);
@@ -419,23 +304,20 @@ static unsigned long one_tolerated(const void *lock)
 
 START_TEST(writer_tolerates_slots_released_on_their_readers_behalf)
 {
-	struct bba l = { 0 };
 	uintptr_t a;
 	struct actor r, w;
 
-	enable_bias(&l);
-	a = fast_read(&l);                  /* left behind: "handed off" */
-	actor_start(&r, &l, ACT_READ, false, 0, true);
+	a = fast_reader_in(&l);              /* left behind: "handed off" */
+	start_reader(&r, &l, .holds = true);
 	WAIT_UNTIL(entered(&r));
-	ck_assert_msg(r.cookie != 0, "second reader missed the fast path");
+	ck_assert_msg(r.acq.cookie != 0, "second reader missed the fast path");
 	bravo_tolerated_slots = one_tolerated;
-	actor_start(&w, &l, ACT_WRITE, false, 0, true);
+	start_writer(&w, &l, .holds = true);
 	usleep(20000);
 	ck_assert_msg(!entered(&w), "writer entered beside a fast reader it may not tolerate");
-	actor_finish(&r);                   /* one slot left, one tolerated */
+	actor_finish(&r);                    /* one slot left, one tolerated */
 	WAIT_UNTIL(entered(&w));
-	actor_finish(&w);
-	ck_assert_int_eq(w.result, 0);
+	ck_assert_int_eq(actor_finish(&w), 0);
 	bravo_tolerated_slots = NULL;
 	rd_unlock(&l, a);
 }
@@ -470,13 +352,11 @@ static void *sleepy_writer_main(void *arg)
 /* A behaviour, not a speed: a waiting writer must not burn its CPU. */
 static void writer_behind_long_fast_read_sleeps(bool release)
 {
-	struct bba l = { 0 };
 	struct sleepy_writer s = { &l, release, 0 };
 	uintptr_t cookie;
 	pthread_t t;
 
-	enable_bias(&l);
-	cookie = fast_read(&l);
+	cookie = fast_reader_in(&l);
 	ck_assert_int_eq(pthread_create(&t, NULL, sleepy_writer_main, &s), 0);
 	usleep(600000);
 	rd_unlock(&l, cookie);
@@ -600,10 +480,9 @@ END_TEST
 
 START_TEST(zeroed_lock_is_unlocked_and_unbiased)
 {
-	static struct bba l; /* all-zero bytes */
 	uintptr_t cookie;
 
-	ck_assert_uint_eq(word_of(&l), 0);
+	ck_assert_uint_eq(word_of(&l), 0); /* l is all-zero bytes */
 	ck_assert(idle(&l));
 	ck_assert(wr_trylock(&l));
 	wr_unlock(&l);
@@ -615,7 +494,6 @@ END_TEST
 
 START_TEST(first_slow_read_enables_bias)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie = 1;
 
 	ck_assert(!biased(&l));
@@ -631,7 +509,6 @@ END_TEST
 
 START_TEST(read_with_bias_set_takes_fast_path_in_own_slot)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 	vr_slot_t *slot;
 
@@ -655,7 +532,6 @@ END_TEST
 
 START_TEST(read_trylock_with_bias_set_takes_fast_path)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 
 	enable_bias(&l);
@@ -669,11 +545,9 @@ END_TEST
 
 START_TEST(fast_reader_and_slow_reader_share_the_lock)
 {
-	struct bba l = { 0 };
 	uintptr_t fast, slow;
 
-	enable_bias(&l);
-	fast = fast_read(&l);
+	fast = fast_reader_in(&l);
 	/* A second read by the same thread finds its own slot busy. */
 	ck_assert_int_eq(rd_lock(&l, &slow, NULL), 0);
 	ck_assert_uint_eq(slow, 0);
@@ -687,9 +561,7 @@ END_TEST
 
 START_TEST(timed_read_takes_fast_path_even_at_past_deadline)
 {
-	struct bba l = { 0 };
-	struct timespec ts = ts_from_now(CLOCK_MONOTONIC, -1000000);
-	struct deadline dl = { .abstime = &ts, .clock = CLOCK_MONOTONIC };
+	struct deadline dl = DEADLINE_IN(CLOCK_MONOTONIC, -1000000);
 	uintptr_t cookie;
 
 	enable_bias(&l);
@@ -704,38 +576,21 @@ END_TEST
 
 START_TEST(writer_waits_for_fast_reader)
 {
-	struct bba l = { 0 };
-	uintptr_t cookie;
-	struct actor w;
-
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	actor_start(&w, &l, ACT_WRITE, false, 0, true);
-	/* The writer holds BA and is revoking. */
-	WAIT_UNTIL(!biased(&l) || entered(&w));
-	usleep(10000);
-	ck_assert_msg(!entered(&w), "writer entered while a fast reader holds");
-	rd_unlock(&l, cookie);
-	WAIT_UNTIL(entered(&w));
-	ck_assert(!bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
-	actor_finish(&w);
-	ck_assert_int_eq(w.result, 0);
+	writer_waits_for_the_fast_reader(&l, VR_SHARED);
 	ck_assert(idle(&l));
 }
 END_TEST
 
 START_TEST(writer_waits_for_slow_reader)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 	struct actor w;
 
 	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
 	ck_assert_uint_eq(cookie, 0);
-	actor_start(&w, &l, ACT_WRITE, false, 0, true);
+	start_writer(&w, &l, .holds = true);
 	WAIT_UNTIL(ba_writer_present(&l));
-	usleep(10000);
-	ck_assert(!entered(&w));
+	ck_assert(stays_out(&w));
 	rd_unlock(&l, cookie);
 	WAIT_UNTIL(entered(&w));
 	actor_finish(&w);
@@ -745,7 +600,6 @@ END_TEST
 
 START_TEST(revocation_turns_bias_off)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 
 	enable_bias(&l);
@@ -762,31 +616,25 @@ END_TEST
 
 START_TEST(reader_waits_for_writer_after_revocation)
 {
-	struct bba l = { 0 };
 	struct actor r;
 
 	enable_bias(&l);
 	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
-	actor_start(&r, &l, ACT_READ, false, 0, false);
-	/* Arrived at BA, behind us. */
-	WAIT_UNTIL(slow_readers(&l) == 1 || entered(&r));
-	usleep(10000);
-	ck_assert(!entered(&r));
+	start_reader(&r, &l);
+	WAIT_BLOCKED(&r, slow_readers(&l) == 1); /* arrived at BA, behind us */
+	ck_assert(stays_out(&r));
 	wr_unlock(&l);
-	actor_finish(&r);
-	ck_assert_int_eq(r.result, 0);
-	ck_assert_uint_eq(r.cookie, 0);
+	ck_assert_int_eq(actor_finish(&r), 0);
+	ck_assert_uint_eq(r.acq.cookie, 0);
 	ck_assert(idle(&l));
 }
 END_TEST
 
 START_TEST(write_trylock_with_fast_reader_inside_fails_without_waiting)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 
-	enable_bias(&l);
-	cookie = fast_read(&l);
+	cookie = fast_reader_in(&l);
 	/* Same thread: waiting for our own slot would never end. */
 	ck_assert(!wr_trylock(&l));
 	/* The underlying lock was released again. */
@@ -801,12 +649,10 @@ END_TEST
 
 START_TEST(write_trylock_keeps_failing_while_fast_reader_inside)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 	bool second;
 
-	enable_bias(&l);
-	cookie = fast_read(&l);
+	cookie = fast_reader_in(&l);
 	ck_assert(!wr_trylock(&l));
 	second = wr_trylock(&l);
 	if (second)
@@ -820,15 +666,12 @@ END_TEST
 
 START_TEST(timed_write_lock_with_fast_reader_inside_times_out)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 	struct actor w;
 
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	actor_start(&w, &l, ACT_WRITE, false, 20000, false);
-	pthread_join(w.thread, NULL);
-	ck_assert_int_eq(w.result, ETIMEDOUT);
+	cookie = fast_reader_in(&l);
+	start_writer(&w, &l, .timeout_us = 20000);
+	ck_assert_int_eq(actor_finish(&w), ETIMEDOUT);
 	ck_assert(ba_is_idle(&l.u)); /* the underlying lock was released */
 	rd_unlock(&l, cookie);
 	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
@@ -839,19 +682,15 @@ END_TEST
 
 START_TEST(writer_after_timed_out_revocation_still_waits_for_fast_reader)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 	struct actor w1, w2;
 
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	actor_start(&w1, &l, ACT_WRITE, false, 20000, false);
-	pthread_join(w1.thread, NULL);
-	ck_assert_int_eq(w1.result, ETIMEDOUT);
+	cookie = fast_reader_in(&l);
+	start_writer(&w1, &l, .timeout_us = 20000);
+	ck_assert_int_eq(actor_finish(&w1), ETIMEDOUT);
 	/* The fast reader is still inside: the next writer must not enter. */
-	actor_start(&w2, &l, ACT_WRITE, false, 20000, false);
-	pthread_join(w2.thread, NULL);
-	ck_assert_msg(w2.result == ETIMEDOUT, "writer entered with a fast reader inside "
+	start_writer(&w2, &l, .timeout_us = 20000);
+	ck_assert_msg(actor_finish(&w2) == ETIMEDOUT, "writer entered with a fast reader inside "
 		      "(the timed-out revocation cleared RBias and left the reader behind)");
 	rd_unlock(&l, cookie);
 	ck_assert(idle(&l));
@@ -860,20 +699,18 @@ END_TEST
 
 START_TEST(reader_gets_no_fast_path_while_preferring_writer_waits)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 	struct actor w, r;
 
 	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0); /* slow; enables bias */
 	ck_assert(biased(&l));
-	actor_start(&w, &l, ACT_WRITE, true, 0, true);
+	start_writer(&w, &l, .writer_pref = true, .holds = true);
 	/* Announced in the BRAVO word, and waiting in BA for our read. */
 	WAIT_UNTIL((word_of(&l) & BRAVO_WAITERS_MASK) && (ba_writer_present(&l)));
 	ck_assert(biased(&l));
-	actor_start(&r, &l, ACT_TRY_READ, false, 0, false);
-	actor_finish(&r);
-	ck_assert_int_eq(r.result, EBUSY);
-	ck_assert_uint_eq(r.cookie, 0);
+	start_try_reader(&r, &l);
+	ck_assert_int_eq(actor_finish(&r), EBUSY);
+	ck_assert_uint_eq(r.acq.cookie, 0);
 	ck_assert(!bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
 	ck_assert(!entered(&w));
 	rd_unlock(&l, cookie);
@@ -887,19 +724,17 @@ END_TEST
 START_TEST(reader_may_take_fast_path_past_waiting_writer_without_preference)
 {
 	/* The contrast to the test above: bias alone does let the reader in. */
-	struct bba l = { 0 };
 	uintptr_t cookie;
 	struct actor w, r;
 
 	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
 	ck_assert(biased(&l));
-	actor_start(&w, &l, ACT_WRITE, false, 0, true);
+	start_writer(&w, &l, .holds = true);
 	WAIT_UNTIL(ba_writer_present(&l));
 	ck_assert_uint_eq(word_of(&l) & BRAVO_WAITERS_MASK, 0);
-	actor_start(&r, &l, ACT_TRY_READ, false, 0, false);
-	actor_finish(&r);
-	ck_assert_int_eq(r.result, 0);
-	ck_assert_uint_ne(r.cookie, 0);
+	start_try_reader(&r, &l);
+	ck_assert_int_eq(actor_finish(&r), 0);
+	ck_assert_uint_ne(r.acq.cookie, 0);
 	rd_unlock(&l, cookie);
 	WAIT_UNTIL(entered(&w));
 	actor_finish(&w);
@@ -909,14 +744,12 @@ END_TEST
 
 START_TEST(preferring_writer_withdraws_its_announcement_after_timing_out)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 	struct actor w;
 
 	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
-	actor_start(&w, &l, ACT_WRITE, true, 20000, false);
-	pthread_join(w.thread, NULL);
-	ck_assert_int_eq(w.result, ETIMEDOUT);
+	start_writer(&w, &l, .writer_pref = true, .timeout_us = 20000);
+	ck_assert_int_eq(actor_finish(&w), ETIMEDOUT);
 	ck_assert_uint_eq(word_of(&l) & BRAVO_WAITERS_MASK, 0);
 	rd_unlock(&l, cookie);
 	/* With nobody waiting, bias is back in use. */
@@ -939,18 +772,15 @@ static void revoke_past_fast_reader(struct bba *l, useconds_t hold_us)
 	uintptr_t cookie = fast_read(l);
 	struct actor w;
 
-	actor_start(&w, l, ACT_WRITE, false, 0, false);
-	WAIT_UNTIL(!biased(l) || done(&w));
-	ck_assert(!done(&w));
+	start_writer(&w, l);
+	WAIT_BLOCKED(&w, !biased(l));
 	usleep(hold_us);
 	rd_unlock(l, cookie);
-	actor_finish(&w);
-	ck_assert_int_eq(w.result, 0);
+	ck_assert_int_eq(actor_finish(&w), 0);
 }
 
 START_TEST(slow_read_does_not_reenable_bias_right_after_revocation_when_n_is_large)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 
 	/* Large, but N * T stays far from the 2^47 units where time wraps. */
@@ -970,7 +800,6 @@ END_TEST
 
 START_TEST(slow_read_reenables_bias_right_after_revocation_when_n_is_zero)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 
 	bravo_slowdown_n = 0;
@@ -989,7 +818,6 @@ END_TEST
 
 START_TEST(slow_read_reenables_bias_once_inhibition_window_ends)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 
 	bravo_slowdown_n = 1;
@@ -1077,127 +905,33 @@ enum stress_mode {
 	EVERYTHING = WRITE_TRY | TIMED_READ | TIMED_WRITE,
 };
 
-struct stress {
-	struct bba l;
-	int ops;
-	int mode; /* enum stress_mode bits */
-	bool writer_pref;
-	pthread_barrier_t start;
-	struct invariant inv;
-};
-
-struct stress_thread {
-	struct stress *s;
-	pthread_t thread;
-	unsigned seed;
-	unsigned long fast_reads, slow_reads, writes, timeouts;
-};
-
-static void *stress_main(void *arg)
+static void describe(struct stress *s, char *buf, size_t len)
 {
-	struct stress_thread *st = arg;
-	struct stress *s = st->s;
+	struct bba *l = s->lock;
 
-	pthread_barrier_wait(&s->start);
-	for (int n = 0; n < s->ops; n++) {
-		unsigned x = xorshift(&st->seed);
-		unsigned op = x % 100;
-		struct timespec ts;
-		struct deadline dl = { .abstime = NULL, .clock = clocks[(x >> 8) & 1] };
-		uintptr_t cookie;
-		int r;
-
-		if ((op % 10) >= 7 && (op < 60 ? s->mode & TIMED_READ : s->mode & TIMED_WRITE)) {
-			ts = ts_from_now(dl.clock, (long)((x >> 9) % 300) - 20);
-			dl.abstime = &ts;
-		}
-		if (op < 60) {
-			r = rd_lock(&s->l, &cookie, &dl);
-			if (r == ETIMEDOUT) {
-				st->timeouts++;
-				continue;
-			}
-			if (r != 0)
-				violation(&s->inv, "read lock returned an error");
-		} else if (op < 72) {
-			if (!rd_trylock(&s->l, &cookie))
-				continue;
-		} else {
-			if (op >= 92 && (s->mode & WRITE_TRY)) {
-				if (!wr_trylock(&s->l))
-					continue;
-			} else {
-				r = wr_lock(&s->l, s->writer_pref, &dl);
-				if (r == ETIMEDOUT) {
-					st->timeouts++;
-					continue;
-				}
-				if (r != 0)
-					violation(&s->inv, "write lock returned an error");
-			}
-			invariant_write_section(&s->inv, x);
-			st->writes++;
-			wr_unlock(&s->l);
-			continue;
-		}
-		invariant_read_section(&s->inv, x);
-		if (cookie)
-			st->fast_reads++;
-		else
-			st->slow_reads++;
-		rd_unlock(&s->l, cookie);
-	}
-	return NULL;
+	snprintf(buf, len, "word=%#llx rin=%#llx rout=%#x wseq=%u fast readers: %d",
+		 (unsigned long long)word_of(l), (unsigned long long)atomic_load(&l->u.rin),
+		 atomic_load(&l->u.rout), atomic_load(&l->u.wseq),
+		 (int)bravo_has_fast_readers(&l->b, VR_SHARED, &l->u));
 }
 
-#define STRESS_STUCK_SECONDS 10
-
+/*
+ * 60% reads, 12% read try-locks, the rest writes (the last 8% write
+ * try-locks in WRITE_TRY mode); a run not done after 10 s is stuck.
+ */
 static void run_stress(int threads, int ops, int mode, bool writer_pref,
 		       unsigned slowdown_n)
 {
-	static struct stress s;
-	struct stress_thread *st = calloc((size_t)threads, sizeof(*st));
-	unsigned long fast = 0, slow = 0, writes = 0, timeouts = 0;
-	struct timespec stuck = ts_from_now(CLOCK_REALTIME, STRESS_STUCK_SECONDS * 1000000L);
+	struct stress s = { .lock = &l, .writer_pref = writer_pref, .read_end = 60,
+			    .tryread_end = 72, .write_end = mode & WRITE_TRY ? 92 : 100,
+			    .timed_reads = mode & TIMED_READ, .timed_writes = mode & TIMED_WRITE,
+			    .stuck_seconds = 10, .describe = describe };
 
-	ck_assert_ptr_nonnull(st);
-	memset(&s, 0, sizeof(s));
-	s.ops = ops;
-	s.mode = mode;
-	s.writer_pref = writer_pref;
 	bravo_slowdown_n = slowdown_n;
-	pthread_barrier_init(&s.start, NULL, (unsigned)threads);
-	for (int i = 0; i < threads; i++) {
-		st[i].s = &s;
-		st[i].seed = 0x9e3779b9u * (unsigned)(i + 1) | 1;
-		ck_assert_int_eq(pthread_create(&st[i].thread, NULL, stress_main, &st[i]), 0);
-	}
-	for (int i = 0; i < threads; i++) {
-		ck_assert_msg(pthread_timedjoin_np(st[i].thread, NULL, &stuck) == 0,
-			      "stuck after %d s: word=%#llx rin=%#llx rout=%#x wseq=%u "
-			      "fast readers: %d (violations so far: %u, first: %s)",
-			      STRESS_STUCK_SECONDS, (unsigned long long)word_of(&s.l),
-			      (unsigned long long)atomic_load(&s.l.u.rin), atomic_load(&s.l.u.rout),
-			      atomic_load(&s.l.u.wseq),
-			      (int)bravo_has_fast_readers(&s.l.b, VR_SHARED, &s.l.u),
-			      atomic_load(&s.inv.violations), s.inv.first_violation);
-		fast += st[i].fast_reads;
-		slow += st[i].slow_reads;
-		writes += st[i].writes;
-		timeouts += st[i].timeouts;
-	}
-	free(st);
-	pthread_barrier_destroy(&s.start);
-	ck_assert_msg(atomic_load(&s.inv.violations) == 0, "%u violations, first: %s",
-		      atomic_load(&s.inv.violations), s.inv.first_violation);
-	ck_assert_uint_eq(s.inv.wtotal, writes);
-	ck_assert_uint_eq(atomic_load(&s.inv.rtotal), fast + slow);
-	ck_assert_uint_gt(slow, 0);
-	ck_assert_msg(fast > 0, "no read took the fast path");
-	ck_assert_uint_gt(writes, 0);
-	if (mode & (TIMED_READ | TIMED_WRITE))
-		ck_assert_uint_gt(timeouts, 0);
-	ck_assert(idle(&s.l));
+	stress_run(&s, threads, ops);
+	ck_assert_uint_gt(s.reads - s.fast_reads, 0);
+	ck_assert_msg(s.fast_reads > 0, "no read took the fast path");
+	ck_assert(idle(&l));
 }
 
 START_TEST(fast_slow_readers_and_writers_keep_mutual_exclusion)
@@ -1249,9 +983,6 @@ START_TEST(sixteen_threads_on_few_cpus_make_progress)
 }
 END_TEST
 
-/* ----------------------------------------------------------------- suite */
-
-
 /* ------------------------------------------------------------ 2D layout */
 
 static uint64_t slots_scanned;
@@ -1289,7 +1020,6 @@ END_TEST
 
 START_TEST(revocation_in_2d_scans_one_slot_per_row)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 
 	lock_event_count = count_scanned;
@@ -1307,14 +1037,12 @@ END_TEST
 
 START_TEST(writer_in_2d_waits_for_fast_reader_of_another_row)
 {
-	struct bba l = { 0 };
 	struct vr_table *t;
 	vr_slot_t *other;
 	struct actor w;
 	uintptr_t cookie;
 
-	enable_bias(&l);
-	cookie = fast_read(&l);
+	cookie = fast_reader_in(&l);
 	rd_unlock(&l, cookie);
 	t = table();
 	if (t->row_mask == 0)
@@ -1322,12 +1050,11 @@ START_TEST(writer_in_2d_waits_for_fast_reader_of_another_row)
 	/* A reader that migrated: its slot is in a row that is not this CPU's. */
 	other = &t->slot[(((cookie - (uintptr_t)t->slot) / sizeof(vr_slot_t)) ^ VR_COLUMNS) & t->mask];
 	atomic_store(other, token_of(&l));
-	actor_start(&w, &l, ACT_WRITE, false, 0, false);
+	start_writer(&w, &l);
 	usleep(50000);
 	ck_assert(!done(&w)); /* the column scan found the other row's reader */
 	atomic_store(other, NULL);
-	actor_finish(&w);
-	ck_assert_int_eq(w.result, 0);
+	ck_assert_int_eq(actor_finish(&w), 0);
 }
 END_TEST
 
@@ -1335,8 +1062,6 @@ END_TEST
 
 START_TEST(write_fast_path_takes_an_unbiased_lock)
 {
-	struct bba l = { 0 };
-
 	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_HELD);
 	ck_assert(ba_writer_present(&l));
 	ck_assert(!ba_read_trylock(&l.u)); /* write-held */
@@ -1347,8 +1072,6 @@ END_TEST
 
 START_TEST(write_fast_path_holds_a_biased_lock_for_its_revocation)
 {
-	struct bba l = { 0 };
-
 	enable_bias(&l);
 	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_REVOKE);
 	ck_assert(biased(&l)); /* nothing revoked yet */
@@ -1362,8 +1085,6 @@ END_TEST
 
 START_TEST(write_fast_revoke_ends_a_bias_whose_fast_readers_left)
 {
-	struct bba l = { 0 };
-
 	enable_bias(&l);
 	rd_unlock(&l, fast_read(&l));
 	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_REVOKE);
@@ -1377,11 +1098,9 @@ END_TEST
 
 START_TEST(write_fast_revoke_refuses_with_the_callers_own_fast_read_inside)
 {
-	struct bba l = { 0 };
 	uintptr_t cookie;
 
-	enable_bias(&l);
-	cookie = fast_read(&l);
+	cookie = fast_reader_in(&l);
 	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_REVOKE);
 	/* Waiting for our own slot would never end: give up, bias on again. */
 	ck_assert(!bravo_write_fast_revoke(&l.b, &l.u, &ba_ops));
@@ -1395,8 +1114,6 @@ END_TEST
 
 START_TEST(write_fast_path_hands_a_drain_to_its_revocation)
 {
-	struct bba l = { 0 };
-
 	enable_bias(&l);
 	atomic_store(&l.b.word, BRAVO_DRAINING);
 	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_REVOKE);
@@ -1409,8 +1126,6 @@ END_TEST
 
 START_TEST(write_fast_path_refuses_a_held_lock)
 {
-	struct bba l = { 0 };
-
 	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
 	ck_assert_int_eq(bravo_write_fast(&l.b, &l.u, &ba_ops), BRAVO_WRITE_MISS);
 	wr_unlock(&l);
@@ -1468,8 +1183,6 @@ static void fast_reads(struct bba *l, unsigned n)
 
 START_TEST(adaptive_policy_enables_bias_unpaid)
 {
-	struct bba l = { 0 };
-
 	adaptive_policy(4);
 	enable_bias(&l);
 	ck_assert(word_of(&l) & BRAVO_UNPAID);
@@ -1478,8 +1191,6 @@ END_TEST
 
 START_TEST(classic_policy_enables_bias_without_unpaid)
 {
-	struct bba l = { 0 };
-
 	bravo_policy = BRAVO_POLICY_CLASSIC;
 	enable_bias(&l);
 	ck_assert(!(word_of(&l) & BRAVO_UNPAID));
@@ -1488,8 +1199,6 @@ END_TEST
 
 START_TEST(adaptive_policy_counts_a_strike_for_bias_nobody_used)
 {
-	struct bba l = { 0 };
-
 	adaptive_policy(4);
 	unpaid_bias(&l);
 	ck_assert_uint_eq(strikes_of(&l), 1);
@@ -1498,8 +1207,6 @@ END_TEST
 
 START_TEST(adaptive_policy_counts_a_strike_for_bias_with_too_few_fast_reads)
 {
-	struct bba l = { 0 };
-
 	adaptive_policy(4);
 	enable_bias(&l);
 	fast_reads(&l, 3);
@@ -1511,8 +1218,6 @@ END_TEST
 
 START_TEST(adaptive_policy_payback_fast_reads_clear_unpaid)
 {
-	struct bba l = { 0 };
-
 	adaptive_policy(4);
 	enable_bias(&l);
 	fast_reads(&l, 4);
@@ -1523,7 +1228,6 @@ END_TEST
 
 START_TEST(inline_fast_path_samples_an_unpaid_bias)
 {
-	struct bba l = { 0 };
 	vr_slot_t *slot;
 
 	adaptive_policy(2);
@@ -1540,8 +1244,6 @@ END_TEST
 
 START_TEST(adaptive_policy_strikes_stop_at_the_maximum)
 {
-	struct bba l = { 0 };
-
 	adaptive_policy(4);
 	for (uint64_t i = 1; i <= 3; i++) {
 		unpaid_bias(&l);
@@ -1556,8 +1258,6 @@ END_TEST
 
 START_TEST(adaptive_policy_halves_the_strikes_after_bias_that_paid)
 {
-	struct bba l = { 0 };
-
 	adaptive_policy(4);
 	enable_bias(&l);
 	/* Pretend four strikes, keeping RBias. */
@@ -1600,7 +1300,6 @@ static void *slow_reads_until_bias(void *arg)
 
 static uintptr_t reads_until_bias_with_two_strikes(bool ask_first)
 {
-	struct bba l = { 0 };
 	struct bias_reader br = { &l, ask_first };
 	pthread_t t;
 	void *reads;
@@ -1631,8 +1330,6 @@ static enum bravo_read_nowait rd_nowait(struct bba *l)
 
 START_TEST(read_nowait_declines_a_read_that_would_enable_bias)
 {
-	struct bba l = { 0 };
-
 	adaptive_policy(4);
 	ck_assert_int_eq(rd_nowait(&l), BRAVO_READ_MISS); /* a fresh lock: this read enables */
 	ck_assert(!biased(&l));
@@ -1642,8 +1339,6 @@ END_TEST
 
 START_TEST(read_nowait_sends_reads_to_the_table_while_bias_is_on)
 {
-	struct bba l = { 0 };
-
 	enable_bias(&l);
 	ck_assert_int_eq(rd_nowait(&l), BRAVO_READ_TABLE);
 	ck_assert(ba_is_idle(&l.u)); /* nothing taken */
@@ -1652,7 +1347,6 @@ END_TEST
 
 START_TEST(table_read_off_the_inline_path_settles_an_unpaid_bias)
 {
-	struct bba l = { 0 };
 	vr_slot_t *slot;
 
 	adaptive_policy(1);
@@ -1669,8 +1363,6 @@ END_TEST
 
 START_TEST(read_nowait_takes_the_lock_underneath_while_bias_stays_off)
 {
-	struct bba l = { 0 };
-
 	adaptive_policy(4);
 	bravo_slowdown_n = 1000000;
 	atomic_store(&l.b.word, (bravo_now() + 1000000) << BRAVO_TIME_SHIFT);
@@ -1687,8 +1379,6 @@ END_TEST
 
 START_TEST(read_nowait_fails_while_the_caller_write_holds_the_lock)
 {
-	struct bba l = { 0 };
-
 	enable_bias(&l);
 	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
 	ck_assert_int_eq(rd_nowait(&l), BRAVO_READ_MISS);
@@ -1698,8 +1388,6 @@ END_TEST
 
 START_TEST(classic_policy_never_counts_strikes)
 {
-	struct bba l = { 0 };
-
 	bravo_policy = BRAVO_POLICY_CLASSIC;
 	bravo_slowdown_n = 0;
 	unpaid_bias(&l);
@@ -1711,8 +1399,6 @@ END_TEST
 
 START_TEST(adaptive_penalty_keeps_the_classic_window_as_its_floor)
 {
-	struct bba l = { 0 };
-
 	bravo_policy = BRAVO_POLICY_ADAPTIVE;
 	bravo_slowdown_n = 1u << 20;
 	enable_bias(&l);
@@ -1758,28 +1444,14 @@ END_TEST
 
 START_TEST(per_lock_scope_writer_waits_for_fast_reader)
 {
-	struct bba l = { 0 };
-	uintptr_t cookie;
-	struct actor w;
-
 	ops = &ba_per_lock_ops;
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	actor_start(&w, &l, ACT_WRITE, false, 0, true);
-	WAIT_UNTIL(!biased(&l) || entered(&w));
-	usleep(10000);
-	ck_assert_msg(!entered(&w), "writer entered while a fast reader holds");
-	rd_unlock(&l, cookie);
-	WAIT_UNTIL(entered(&w));
-	actor_finish(&w);
-	ck_assert_int_eq(w.result, 0);
+	writer_waits_for_the_fast_reader(&l, VR_PER_LOCK);
 	ck_assert(idle(&l));
 }
 END_TEST
 
 START_TEST(per_lock_scope_keeps_one_table_across_bias_periods)
 {
-	struct bba l = { 0 };
 	struct vr_table *t;
 
 	ops = &ba_per_lock_ops;
@@ -1802,8 +1474,7 @@ static Suite *bravo_suite(void)
 	Suite *s = suite_create("bravo");
 	TCase *tc;
 
-	tc = tcase_create("table");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = lock_tcase(s, "table");
 	tcase_add_test(tc, vr_table_is_absent_until_initialized);
 	if (!run_1d) {
 		tcase_add_test(tc, table_2d_has_one_row_of_256_slots_per_cpu);
@@ -1811,7 +1482,6 @@ static Suite *bravo_suite(void)
 		tcase_add_test(tc, revocation_in_2d_scans_one_slot_per_row);
 		tcase_add_test(tc, writer_in_2d_waits_for_fast_reader_of_another_row);
 		tcase_add_test(tc, concurrent_vr_table_inits_publish_one_table);
-		suite_add_tcase(s, tc);
 		goto common;
 	}
 	tcase_add_test(tc, vr_table_rounds_slot_count_up_to_power_of_two);
@@ -1821,10 +1491,8 @@ static Suite *bravo_suite(void)
 	tcase_add_test(tc, vr_table_init_is_idempotent);
 	tcase_add_test(tc, vr_table_starts_with_every_slot_empty);
 	tcase_add_test(tc, concurrent_vr_table_inits_publish_one_table);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("adaptive");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = lock_tcase(s, "adaptive");
 	tcase_add_test(tc, adaptive_policy_enables_bias_unpaid);
 	tcase_add_test(tc, classic_policy_enables_bias_without_unpaid);
 	tcase_add_test(tc, adaptive_policy_counts_a_strike_for_bias_nobody_used);
@@ -1842,38 +1510,30 @@ static Suite *bravo_suite(void)
 	tcase_add_test(tc, read_nowait_fails_while_the_caller_write_holds_the_lock);
 	tcase_add_test(tc, classic_policy_never_counts_strikes);
 	tcase_add_test(tc, adaptive_penalty_keeps_the_classic_window_as_its_floor);
-	suite_add_tcase(s, tc);
 
 common:
-	tc = tcase_create("per-lock");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = lock_tcase(s, "per-lock");
 	tcase_add_test(tc, per_lock_scope_fast_reader_publishes_in_its_locks_own_table);
 	tcase_add_test(tc, per_lock_scope_writer_waits_for_fast_reader);
 	tcase_add_test(tc, per_lock_scope_keeps_one_table_across_bias_periods);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("fast_path");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = lock_tcase(s, "fast_path");
 	tcase_add_test(tc, zeroed_lock_is_unlocked_and_unbiased);
 	tcase_add_test(tc, first_slow_read_enables_bias);
 	tcase_add_test(tc, read_with_bias_set_takes_fast_path_in_own_slot);
 	tcase_add_test(tc, read_trylock_with_bias_set_takes_fast_path);
 	tcase_add_test(tc, fast_reader_and_slow_reader_share_the_lock);
 	tcase_add_test(tc, timed_read_takes_fast_path_even_at_past_deadline);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("write_fast_path");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = lock_tcase(s, "write_fast_path");
 	tcase_add_test(tc, write_fast_path_takes_an_unbiased_lock);
 	tcase_add_test(tc, write_fast_path_holds_a_biased_lock_for_its_revocation);
 	tcase_add_test(tc, write_fast_revoke_ends_a_bias_whose_fast_readers_left);
 	tcase_add_test(tc, write_fast_revoke_refuses_with_the_callers_own_fast_read_inside);
 	tcase_add_test(tc, write_fast_path_hands_a_drain_to_its_revocation);
 	tcase_add_test(tc, write_fast_path_refuses_a_held_lock);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("revocation");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = lock_tcase(s, "revocation");
 	tcase_add_test(tc, writer_waits_for_fast_reader);
 	tcase_add_test(tc, writer_waits_for_slow_reader);
 	tcase_add_test(tc, revocation_turns_bias_off);
@@ -1885,20 +1545,19 @@ common:
 	tcase_add_test(tc, reader_gets_no_fast_path_while_preferring_writer_waits);
 	tcase_add_test(tc, reader_may_take_fast_path_past_waiting_writer_without_preference);
 	tcase_add_test(tc, preferring_writer_withdraws_its_announcement_after_timing_out);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("inhibition");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = lock_tcase(s, "inhibition");
 	tcase_add_test(tc, slow_read_does_not_reenable_bias_right_after_revocation_when_n_is_large);
 	tcase_add_test(tc, slow_read_reenables_bias_right_after_revocation_when_n_is_zero);
 	tcase_add_test(tc, slow_read_reenables_bias_once_inhibition_window_ends);
 	tcase_add_test(tc, zero_word_is_not_inhibited);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("collision");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
-	if (run_1d) /* needs the slot to stay put: 2D rows follow the CPU */
+	if (run_1d) { /* needs the slot to stay put: 2D rows follow the CPU */
+		tc = lock_tcase(s, "collision");
 		tcase_add_test(tc, slot_collision_falls_back_to_slow_path);
+	}
+
+	tc = lock_tcase(s, "drain");
 	tcase_add_test(tc, draining_writer_lets_slow_readers_in_while_fast_reader_holds);
 	tcase_add_test(tc, second_writer_waits_for_the_drain_too);
 	tcase_add_test(tc, timed_draining_writer_times_out_and_leaves_lock_free_for_readers);
@@ -1908,10 +1567,8 @@ common:
 		tcase_add_test(tc, writer_tolerates_slots_released_on_their_readers_behalf);
 	tcase_add_test(tc, writer_holding_ba_behind_long_fast_read_sleeps);
 	tcase_add_test(tc, draining_writer_behind_long_fast_read_sleeps);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("stress");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = lock_tcase(s, "stress");
 	tcase_add_test(tc, fast_slow_readers_and_writers_keep_mutual_exclusion);
 	tcase_add_test(tc, mutual_exclusion_holds_with_default_slowdown_guard);
 	tcase_add_test(tc, mutual_exclusion_holds_with_preferring_writers);
@@ -1920,7 +1577,6 @@ common:
 	tcase_add_test(tc, mutual_exclusion_holds_with_every_kind_of_operation);
 	tcase_add_test(tc, mutual_exclusion_holds_with_writers_releasing_while_draining);
 	tcase_add_test(tc, sixteen_threads_on_few_cpus_make_progress);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -22,19 +22,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <check.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "invariant.h"
 #include "../lib/check_run.h"
-#include "timespec_util.h"
 #include "../../locks/bravo.h"
 
 #define TCASE_TIMEOUT 30
@@ -96,6 +89,12 @@ struct bpt {
 	bool prefer_writer; /* the glibc kind: writer_pref, else reader_pref */
 };
 
+#define BRAVO_LOCK struct bpt
+#include "bravo_harness.h"
+
+/* The lock under test, l: each test makes it of the kind it tests (bpt_init). */
+static struct bpt l;
+
 static void bpt_init(struct bpt *l, bool prefer_writer)
 {
 	pthread_rwlockattr_t a;
@@ -114,6 +113,11 @@ static int rd_lock(struct bpt *l, uintptr_t *cookie, const struct deadline *dl)
 	return bravo_read_lock(&l->b, &l->u, &pt_ops, cookie, dl);
 }
 
+static bool rd_trylock(struct bpt *l, uintptr_t *cookie)
+{
+	return bravo_read_trylock(&l->b, &l->u, &pt_ops, cookie);
+}
+
 static void rd_unlock(struct bpt *l, uintptr_t cookie)
 {
 	bravo_read_unlock(&l->u, &pt_ops, cookie);
@@ -129,22 +133,28 @@ static int wr_lock(struct bpt *l, const struct deadline *dl)
 	return r;
 }
 
+static bool wr_trylock(struct bpt *l)
+{
+	return bravo_write_trylock(&l->b, &l->u, &pt_ops);
+}
+
 static void wr_unlock(struct bpt *l)
 {
 	bravo_write_unlock(&l->u, &pt_ops);
 }
 
+/* The lock's calls, for the harness's actors and stress runs. */
+static int take(struct acquisition *q, const struct deadline *dl)
+{
+	struct bpt *l = q->lock;
+
+	if (q->kind & ACT_WRITE)
+		return q->kind & ACT_TRY ? (wr_trylock(l) ? 0 : EBUSY) : wr_lock(l, dl);
+	return q->kind & ACT_TRY ? (rd_trylock(l, &q->cookie) ? 0 : EBUSY)
+				 : rd_lock(l, &q->cookie, dl);
+}
+
 /* ---------------------------------------------------------------- probes */
-
-static uint64_t word_of(struct bpt *l)
-{
-	return atomic_load(&l->b.word);
-}
-
-static bool biased(struct bpt *l)
-{
-	return word_of(l) & BRAVO_RBIAS;
-}
 
 /* glibc's own answer: can a writer take its lock right now? */
 static bool glibc_lock_free(struct bpt *l)
@@ -155,96 +165,10 @@ static bool glibc_lock_free(struct bpt *l)
 	return true;
 }
 
-#define WAIT_UNTIL(cond)                 \
-	do {                             \
-		while (!(cond))          \
-			usleep(100);     \
-	} while (0)
-
-/* A deadline ms milliseconds from now on CLOCK_MONOTONIC. */
-static struct deadline deadline_in(struct timespec *ts, long ms)
-{
-	*ts = ts_from_now(CLOCK_MONOTONIC, ms * 1000);
-	return (struct deadline){ .abstime = ts, .clock = CLOCK_MONOTONIC };
-}
-
-/* The lock's first slow-path read turns bias on. */
-static void enable_bias(struct bpt *l)
-{
-	uintptr_t cookie;
-
-	ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
-	rd_unlock(l, cookie);
-	ck_assert_msg(biased(l), "a slow-path read did not enable bias");
-}
-
-/* A read on the fast path (bias must be on); returns its cookie. */
-static uintptr_t fast_read(struct bpt *l)
-{
-	uintptr_t cookie;
-
-	ck_assert_int_eq(rd_lock(l, &cookie, NULL), 0);
-	ck_assert_msg(cookie != 0, "read took the slow path with bias on");
-	return cookie;
-}
-
-/* A thread that takes the lock once (read or write) and holds it until released. */
-struct actor {
-	struct bpt *l;
-	bool write;
-	long timeout_ms; /* 0: no deadline */
-	pthread_t thread;
-	atomic_bool entered, done, release;
-	uintptr_t cookie;
-	int result;
-};
-
-static void *actor_main(void *arg)
-{
-	struct actor *a = arg;
-	struct timespec ts;
-	struct deadline dl = { .abstime = NULL, .clock = CLOCK_MONOTONIC };
-
-	if (a->timeout_ms)
-		dl = deadline_in(&ts, a->timeout_ms);
-	a->result = a->write ? wr_lock(a->l, &dl) : rd_lock(a->l, &a->cookie, &dl);
-	if (a->result == 0) {
-		atomic_store(&a->entered, true);
-		WAIT_UNTIL(atomic_load(&a->release));
-		if (a->write)
-			wr_unlock(a->l);
-		else
-			rd_unlock(a->l, a->cookie);
-	}
-	atomic_store(&a->done, true);
-	return NULL;
-}
-
-static void actor_start(struct actor *a, struct bpt *l, bool write, long timeout_ms)
-{
-	memset(a, 0, sizeof(*a));
-	a->l = l;
-	a->write = write;
-	a->timeout_ms = timeout_ms;
-	ck_assert_int_eq(pthread_create(&a->thread, NULL, actor_main, a), 0);
-}
-
-static bool entered(struct actor *a)
-{
-	return atomic_load(&a->entered);
-}
-
-static void actor_finish(struct actor *a)
-{
-	atomic_store(&a->release, true);
-	ck_assert_int_eq(pthread_join(a->thread, NULL), 0);
-}
-
 /* ------------------------------------------------------------- fast path */
 
 START_TEST(first_slow_read_holds_the_glibc_lock_and_enables_bias)
 {
-	struct bpt l;
 	uintptr_t cookie = 1;
 
 	bpt_init(&l, false);
@@ -260,12 +184,10 @@ END_TEST
 
 START_TEST(fast_read_leaves_the_glibc_lock_untouched)
 {
-	struct bpt l;
 	uintptr_t cookie;
 
 	bpt_init(&l, false);
-	enable_bias(&l);
-	cookie = fast_read(&l);
+	cookie = fast_reader_in(&l);
 	/* the reader is in the table only: glibc's lock is free underneath */
 	ck_assert(glibc_lock_free(&l));
 	rd_unlock(&l, cookie);
@@ -275,12 +197,11 @@ END_TEST
 
 START_TEST(read_trylock_takes_the_fast_path_when_biased)
 {
-	struct bpt l;
 	uintptr_t cookie;
 
 	bpt_init(&l, false);
 	enable_bias(&l);
-	ck_assert(bravo_read_trylock(&l.b, &l.u, &pt_ops, &cookie));
+	ck_assert(rd_trylock(&l, &cookie));
 	ck_assert_msg(cookie != 0, "read try-lock took the slow path with bias on");
 	ck_assert(glibc_lock_free(&l));
 	rd_unlock(&l, cookie);
@@ -292,22 +213,8 @@ END_TEST
 /* Writer-preferring kind: the writer keeps glibc's lock while it waits. */
 START_TEST(writer_revocation_waits_for_a_fast_reader)
 {
-	struct bpt l;
-	uintptr_t cookie;
-	struct actor w;
-
 	bpt_init(&l, true);
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	actor_start(&w, &l, true, 0);
-	WAIT_UNTIL(!biased(&l) || entered(&w)); /* revoking */
-	usleep(10000);
-	ck_assert_msg(!entered(&w), "writer entered while a fast reader holds");
-	rd_unlock(&l, cookie);
-	WAIT_UNTIL(entered(&w));
-	ck_assert(!bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
-	actor_finish(&w);
-	ck_assert_int_eq(w.result, 0);
+	writer_waits_for_the_fast_reader(&l, VR_SHARED);
 	ck_assert(glibc_lock_free(&l));
 }
 END_TEST
@@ -318,24 +225,21 @@ END_TEST
  */
 START_TEST(draining_writer_lets_slow_readers_through_the_glibc_lock)
 {
-	struct bpt l;
 	uintptr_t cookie;
 	struct actor w, r;
 
 	bpt_init(&l, false);
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	actor_start(&w, &l, true, 0);
+	cookie = fast_reader_in(&l);
+	start_writer(&w, &l, .holds = true);
 	WAIT_UNTIL(word_of(&l) & BRAVO_DRAINING);
-	actor_start(&r, &l, false, 0);
+	start_reader(&r, &l, .holds = true);
 	WAIT_UNTIL(entered(&r)); /* a hang here: the drain kept glibc's lock */
-	ck_assert_uint_eq(r.cookie, 0); /* bias is off: through glibc */
+	ck_assert_uint_eq(r.acq.cookie, 0); /* bias is off: through glibc */
 	ck_assert(!entered(&w));
 	rd_unlock(&l, cookie);
 	actor_finish(&r);
 	WAIT_UNTIL(entered(&w));
-	actor_finish(&w);
-	ck_assert_int_eq(w.result, 0);
+	ck_assert_int_eq(actor_finish(&w), 0);
 	ck_assert(glibc_lock_free(&l));
 }
 END_TEST
@@ -351,50 +255,43 @@ static void write_lock_now(struct bpt *l)
 
 START_TEST(slow_reader_waits_for_the_writer)
 {
-	struct bpt l;
 	struct actor r;
 
 	bpt_init(&l, _i);
 	enable_bias(&l);
 	write_lock_now(&l);
-	actor_start(&r, &l, false, 0);
-	usleep(10000);
-	ck_assert_msg(!entered(&r), "a reader entered while the writer holds");
+	start_reader(&r, &l, .holds = true);
+	ck_assert_msg(stays_out(&r), "a reader entered while the writer holds");
 	wr_unlock(&l);
 	WAIT_UNTIL(entered(&r));
-	ck_assert_uint_eq(r.cookie, 0); /* through glibc: bias was off when it came */
-	actor_finish(&r);
-	ck_assert_int_eq(r.result, 0);
+	ck_assert_uint_eq(r.acq.cookie, 0); /* through glibc: bias was off when it came */
+	ck_assert_int_eq(actor_finish(&r), 0);
 }
 END_TEST
 
 START_TEST(read_trylock_fails_while_the_writer_holds)
 {
-	struct bpt l;
 	uintptr_t cookie;
 
 	bpt_init(&l, _i);
 	enable_bias(&l);
 	write_lock_now(&l);
-	ck_assert(!bravo_read_trylock(&l.b, &l.u, &pt_ops, &cookie));
+	ck_assert(!rd_trylock(&l, &cookie));
 	wr_unlock(&l);
-	ck_assert(bravo_read_trylock(&l.b, &l.u, &pt_ops, &cookie));
+	ck_assert(rd_trylock(&l, &cookie));
 	rd_unlock(&l, cookie);
 }
 END_TEST
 
 START_TEST(timed_read_times_out_while_the_writer_holds)
 {
-	struct bpt l;
 	struct actor r;
 
 	bpt_init(&l, _i);
 	enable_bias(&l);
 	write_lock_now(&l);
-	actor_start(&r, &l, false, 20);
-	WAIT_UNTIL(atomic_load(&r.done));
-	ck_assert_int_eq(r.result, ETIMEDOUT);
-	actor_finish(&r);
+	start_reader(&r, &l, .timeout_us = 20000, .holds = true);
+	ck_assert_int_eq(actor_finish(&r), ETIMEDOUT);
 	wr_unlock(&l);
 	ck_assert(glibc_lock_free(&l));
 }
@@ -404,17 +301,15 @@ END_TEST
 
 START_TEST(write_trylock_with_a_fast_reader_inside_fails_and_keeps_bias)
 {
-	struct bpt l;
 	uintptr_t cookie;
 
 	bpt_init(&l, _i);
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	ck_assert(!bravo_write_trylock(&l.b, &l.u, &pt_ops));
+	cookie = fast_reader_in(&l);
+	ck_assert(!wr_trylock(&l));
 	ck_assert_msg(biased(&l), "a failed write try-lock left bias off");
 	ck_assert(glibc_lock_free(&l));
 	rd_unlock(&l, cookie);
-	ck_assert(bravo_write_trylock(&l.b, &l.u, &pt_ops));
+	ck_assert(wr_trylock(&l));
 	ck_assert(!biased(&l));
 	wr_unlock(&l);
 }
@@ -422,19 +317,14 @@ END_TEST
 
 START_TEST(timed_write_with_a_fast_reader_inside_times_out_and_frees_the_glibc_lock)
 {
-	struct bpt l;
-	struct timespec ts;
-	struct deadline dl;
 	uintptr_t cookie;
 
 	bpt_init(&l, _i);
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	dl = deadline_in(&ts, 20);
-	ck_assert_int_eq(wr_lock(&l, &dl), ETIMEDOUT);
+	cookie = fast_reader_in(&l);
+	ck_assert_int_eq(wr_lock(&l, &DEADLINE_IN(CLOCK_MONOTONIC, 20000)), ETIMEDOUT);
 	ck_assert(glibc_lock_free(&l));
 	/* the fast reader still holds: a new writer still waits for it */
-	ck_assert(!bravo_write_trylock(&l.b, &l.u, &pt_ops));
+	ck_assert(!wr_trylock(&l));
 	rd_unlock(&l, cookie);
 	ck_assert_int_eq(wr_lock(&l, NULL), 0);
 	wr_unlock(&l);
@@ -444,16 +334,11 @@ END_TEST
 /* A timed writer that gives up without draining sets bias again (writer-preferring kind). */
 START_TEST(timed_out_revocation_sets_bias_again)
 {
-	struct bpt l;
-	struct timespec ts;
-	struct deadline dl;
 	uintptr_t cookie;
 
 	bpt_init(&l, true);
-	enable_bias(&l);
-	cookie = fast_read(&l);
-	dl = deadline_in(&ts, 20);
-	ck_assert_int_eq(wr_lock(&l, &dl), ETIMEDOUT);
+	cookie = fast_reader_in(&l);
+	ck_assert_int_eq(wr_lock(&l, &DEADLINE_IN(CLOCK_MONOTONIC, 20000)), ETIMEDOUT);
 	ck_assert_msg(biased(&l), "the timed-out revocation left bias off");
 	rd_unlock(&l, cookie);
 }
@@ -461,61 +346,28 @@ END_TEST
 
 /* ---------------------------------------------------------------- stress */
 
-enum { STRESS_THREADS = 4, STRESS_OPS = 20000 };
-
-struct stress {
-	struct bpt l;
-	struct invariant inv;
-};
-
-static void *stress_main(void *arg)
+/*
+ * One operation in eight a write, one a write try-lock, the rest reads; a
+ * quarter of them with a deadline 1 ms away.
+ */
+static void glibc_mix(struct stress_thread *t, unsigned x)
 {
-	struct stress *s = arg;
-	unsigned x = (unsigned)(uintptr_t)pthread_self() | 1;
+	struct acquisition q = { .lock = t->s->lock };
+	struct deadline dl = x % 4 == 0 ? DEADLINE_IN(CLOCK_MONOTONIC, 1000)
+					: (struct deadline){ .abstime = NULL, .clock = CLOCK_MONOTONIC };
 
-	for (int i = 0; i < STRESS_OPS; i++) {
-		unsigned r = xorshift(&x);
-		struct timespec ts;
-		struct deadline dl = { .abstime = NULL, .clock = CLOCK_MONOTONIC };
-		uintptr_t cookie;
-
-		if (r % 4 == 0)
-			dl = deadline_in(&ts, 1);
-		if (r % 8 == 1) { /* one in eight writes */
-			if (wr_lock(&s->l, &dl) != 0)
-				continue;
-			invariant_write_section(&s->inv, r);
-			wr_unlock(&s->l);
-		} else if (r % 8 == 2) {
-			if (!bravo_write_trylock(&s->l.b, &s->l.u, &pt_ops))
-				continue;
-			invariant_write_section(&s->inv, r);
-			wr_unlock(&s->l);
-		} else {
-			if (rd_lock(&s->l, &cookie, &dl) != 0)
-				continue;
-			invariant_read_section(&s->inv, r);
-			rd_unlock(&s->l, cookie);
-		}
-	}
-	return NULL;
+	q.kind = x % 8 == 1 ? ACT_WRITE : x % 8 == 2 ? ACT_TRY_WRITE : ACT_READ;
+	stress_section(t, &q, &dl, x);
 }
 
 START_TEST(fast_slow_readers_and_writers_keep_mutual_exclusion_over_glibc)
 {
-	static struct stress s;
-	pthread_t t[STRESS_THREADS];
+	struct stress s = { .lock = &l, .op = glibc_mix };
 
-	bpt_init(&s.l, _i);
+	bpt_init(&l, _i);
 	bravo_slowdown_n = 0; /* bias back at once: many revocations */
-	for (int i = 0; i < STRESS_THREADS; i++)
-		ck_assert_int_eq(pthread_create(&t[i], NULL, stress_main, &s), 0);
-	for (int i = 0; i < STRESS_THREADS; i++)
-		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
-	ck_assert_msg(atomic_load(&s.inv.violations) == 0, "%u violations, first: %s",
-		      atomic_load(&s.inv.violations), s.inv.first_violation);
-	ck_assert(s.inv.wtotal > 0 && atomic_load(&s.inv.rtotal) > 0);
-	ck_assert(glibc_lock_free(&s.l));
+	stress_run(&s, 4, 20000);
+	ck_assert(glibc_lock_free(&l));
 }
 END_TEST
 
@@ -528,34 +380,26 @@ static Suite *bravo_pthread_suite(void)
 	Suite *s = suite_create("bravo_pthread");
 	TCase *tc;
 
-	tc = tcase_create("fast_path");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = timed_tcase(s, "fast_path", TCASE_TIMEOUT);
 	tcase_add_test(tc, first_slow_read_holds_the_glibc_lock_and_enables_bias);
 	tcase_add_test(tc, fast_read_leaves_the_glibc_lock_untouched);
 	tcase_add_test(tc, read_trylock_takes_the_fast_path_when_biased);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("revocation");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = timed_tcase(s, "revocation", TCASE_TIMEOUT);
 	tcase_add_test(tc, writer_revocation_waits_for_a_fast_reader);
 	tcase_add_test(tc, draining_writer_lets_slow_readers_through_the_glibc_lock);
 	tcase_add_loop_test(tc, slow_reader_waits_for_the_writer, 0, 2);
 	tcase_add_loop_test(tc, read_trylock_fails_while_the_writer_holds, 0, 2);
 	tcase_add_loop_test(tc, timed_read_times_out_while_the_writer_holds, 0, 2);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("try_timed");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = timed_tcase(s, "try_timed", TCASE_TIMEOUT);
 	tcase_add_loop_test(tc, write_trylock_with_a_fast_reader_inside_fails_and_keeps_bias, 0, 2);
 	tcase_add_loop_test(tc, timed_write_with_a_fast_reader_inside_times_out_and_frees_the_glibc_lock,
 			    0, 2);
 	tcase_add_test(tc, timed_out_revocation_sets_bias_again);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("stress");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = timed_tcase(s, "stress", TCASE_TIMEOUT);
 	tcase_add_loop_test(tc, fast_slow_readers_and_writers_keep_mutual_exclusion_over_glibc, 0, 2);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

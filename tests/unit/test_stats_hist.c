@@ -80,16 +80,14 @@ END_TEST
 static Suite *stats_hist_suite(void)
 {
 	Suite *s = suite_create("stats_hist");
-	TCase *tc = tcase_create("histogram");
+	TCase *tc = timed_tcase(s, "histogram", 60);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, small_times_have_buckets_of_their_own);
 	tcase_add_test(tc, middle_within_a_sixteenth_of_every_time_in_the_bucket);
 	tcase_add_test(tc, buckets_never_decrease_with_time);
 	tcase_add_test(tc, every_bucket_is_reached);
 	tcase_add_test(tc, times_of_256_and_300_ns_fall_apart);
 	tcase_add_test(tc, huge_times_share_the_last_bucket);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -1049,8 +1049,7 @@ static Suite *symbolize_suite(void)
 	Suite *s = suite_create("symbolize");
 	TCase *tc;
 
-	tc = tcase_create("names");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = timed_tcase(s, "names", TCASE_TIMEOUT);
 	tcase_add_test(tc, open_says_elf);
 	tcase_add_test(tc, names_functions_of_this_program);
 	tcase_add_test(tc, names_the_call_before_a_return_address);
@@ -1061,27 +1060,22 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(tc, a_debug_file_of_another_build_is_not_used);
 	tcase_add_test(tc, an_address_in_no_object_names_nothing);
 	tcase_add_test(tc, names_past_a_long_maps_file);
-	suite_add_tcase(s, tc);
 
 	tc = tcase_create("demangle");
 	tcase_add_test(tc, demangle_reads_nested_names_constructors_destructors_and_const_members);
 	tcase_add_test(tc, demangle_leaves_other_forms_and_plain_names_alone);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("resources");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = timed_tcase(s, "resources", TCASE_TIMEOUT);
 	tcase_add_test(tc, each_object_is_mapped_once_and_unmapped_at_close);
 #if COUNTS_ALLOCATIONS
 	tcase_add_test(tc, naming_calls_no_allocator);
 #endif
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("anomalies");
-	tcase_set_timeout(tc, TCASE_TIMEOUT);
+	tc = timed_tcase(s, "anomalies", TCASE_TIMEOUT);
 	tcase_add_test(tc, a_copy_of_the_program_names_as_the_program);
 	tcase_add_test(tc, a_truncated_file_does_not_crash);
 	tcase_add_test(tc, a_corrupted_file_does_not_crash);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -48,8 +48,7 @@ END_TEST
 
 START_TEST(deadline_passed_is_true_for_past_time)
 {
-	struct timespec ts = ts_from_now(clocks[_i], -1000 * 1000L);
-	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+	struct deadline dl = DEADLINE_IN(clocks[_i], -1000 * 1000L);
 
 	ck_assert(deadline_passed(&dl));
 }
@@ -57,8 +56,7 @@ END_TEST
 
 START_TEST(deadline_passed_is_false_for_future_time)
 {
-	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000 * 1000L);
-	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+	struct deadline dl = DEADLINE_IN(clocks[_i], 60 * 1000 * 1000L);
 
 	ck_assert(!deadline_passed(&dl));
 }
@@ -69,8 +67,7 @@ END_TEST
 START_TEST(park_returns_etimedout_at_past_deadline)
 {
 	_Atomic uint32_t word = 7;
-	struct timespec ts = ts_from_now(clocks[_i], -1000 * 1000L);
-	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+	struct deadline dl = DEADLINE_IN(clocks[_i], -1000 * 1000L);
 
 	ck_assert_int_eq(wait_park(&word, 7, &dl), ETIMEDOUT);
 	ck_assert_uint_eq(word, 7);
@@ -91,8 +88,7 @@ START_TEST(park_returns_etimedout_once_near_deadline_passes)
 {
 	/* Goes through the kernel's timed wait on this clock. */
 	_Atomic uint32_t word = 7;
-	struct timespec ts = ts_from_now(clocks[_i], 20 * 1000L);
-	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+	struct deadline dl = DEADLINE_IN(clocks[_i], 20 * 1000L);
 	int r;
 
 	do
@@ -115,8 +111,7 @@ END_TEST
 START_TEST(park_with_future_deadline_returns_zero_when_word_differs)
 {
 	_Atomic uint32_t word = 5;
-	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000 * 1000L);
-	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+	struct deadline dl = DEADLINE_IN(clocks[_i], 60 * 1000 * 1000L);
 
 	ck_assert_int_eq(wait_park(&word, 4, &dl), 0);
 }
@@ -166,8 +161,7 @@ END_TEST
 
 START_TEST(timed_park_returns_zero_when_woken_before_deadline)
 {
-	struct timespec ts = ts_from_now(clocks[_i], 60 * 1000 * 1000L);
-	struct deadline dl = { .abstime = &ts, .clock = clocks[_i] };
+	struct deadline dl = DEADLINE_IN(clocks[_i], 60 * 1000 * 1000L);
 	struct parker p = { .word = 0, .dl = &dl };
 	pthread_t t;
 
@@ -214,16 +208,13 @@ static Suite *wait_suite(void)
 	Suite *s = suite_create("wait");
 	TCase *tc;
 
-	tc = tcase_create("deadline");
-	tcase_set_timeout(tc, 30);
+	tc = timed_tcase(s, "deadline", 30);
 	tcase_add_test(tc, deadline_passed_is_false_without_deadline);
 	tcase_add_loop_test(tc, deadline_passed_is_true_for_negative_seconds, 0, 2);
 	tcase_add_loop_test(tc, deadline_passed_is_true_for_past_time, 0, 2);
 	tcase_add_loop_test(tc, deadline_passed_is_false_for_future_time, 0, 2);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("park");
-	tcase_set_timeout(tc, 30);
+	tc = timed_tcase(s, "park", 30);
 	tcase_add_loop_test(tc, park_returns_etimedout_at_past_deadline, 0, 2);
 	tcase_add_loop_test(tc, park_returns_etimedout_at_negative_deadline, 0, 2);
 	tcase_add_loop_test(tc, park_returns_etimedout_once_near_deadline_passes, 0, 2);
@@ -232,13 +223,10 @@ static Suite *wait_suite(void)
 	tcase_add_test(tc, park_returns_when_woken_by_another_thread);
 	tcase_add_loop_test(tc, timed_park_returns_zero_when_woken_before_deadline, 0, 2);
 	tcase_add_test(tc, wake_without_sleepers_is_harmless);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("spin");
-	tcase_set_timeout(tc, 30);
+	tc = timed_tcase(s, "spin", 30);
 	tcase_add_test(tc, spin_reports_word_that_already_differs);
 	tcase_add_test(tc, spin_gives_up_on_unchanged_word);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -7,6 +7,8 @@
 
 #include <time.h>
 
+#include "../../locks/wait.h"
+
 /* The clocks a deadline may be on. */
 static const clockid_t clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
 
@@ -34,5 +36,13 @@ static inline struct timespec ts_from_now(clockid_t clock, long us)
 	clock_gettime(clock, &ts);
 	return ts_add_us(ts, us);
 }
+
+/*
+ * A deadline us microseconds from now (negative: in the past) on clock clk,
+ * its time kept for as long as the enclosing block runs.
+ */
+#define DEADLINE_IN(clk, us)                                                                   \
+	((struct deadline){ .abstime = &(struct timespec[1]){ ts_from_now((clk), (us)) }[0], \
+			    .clock = (clk) })
 
 #endif
