@@ -673,9 +673,9 @@ END_TEST
 /*
  * Writers only, blocking: they queue on the writer side, sleep and wake
  * each other many times; a writer left asleep with nobody to wake it
- * hangs the run, which the stuck time-out reports.  (The lost wake-up of
- * the ninth session of issue 13 -- a mark's CAS skipped -- did not show
- * here in practice; tests/stress/contention-check caught it.)
+ * hangs the run, which the stuck time-out reports.  (A lost wake-up from
+ * a skipped CAS of a waiter's mark, commit e27a44e, did not show here in
+ * practice; tests/stress/contention-check caught it.)
  */
 START_TEST(writers_waking_each_other_never_strand_a_sleeper)
 {
