@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- RocksDB harnesses (scripts/rocksdb-*; tests: tests/tools/rocksdb): front
-# ends over scripts/bravo_runner.py, sharing scripts/rocksdb_harness.py ----
+# ends over tools/bravo_runner.py, sharing scripts/rocksdb_harness.py ----
 # The harnesses run unmodified RocksDB binaries (Debian's db_bench, and
 # hash_table_bench built from Debian's rocksdb source) under every variant.
 dist_noinst_SCRIPTS += scripts/rocksdb-db-bench scripts/rocksdb-hash-table-bench
