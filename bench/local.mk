@@ -45,8 +45,8 @@ noinst_PROGRAMS += bench/noharm
 bench_noharm_SOURCES = bench/noharm.c
 bench_noharm_LDADD = bench/libbench.la -lm
 
-# One thread, one lock, N pairs: what scripts/icount runs under callgrind.
+# One thread, one lock, N pairs: what bench/drivers/icount runs under callgrind.
 noinst_PROGRAMS += bench/pairloop
 bench_pairloop_SOURCES = bench/pairloop.c
 bench_pairloop_LDADD = bench/libbench.la -lm
-dist_noinst_SCRIPTS += scripts/icount
+dist_noinst_SCRIPTS += bench/drivers/icount

@@ -2,7 +2,7 @@
 /*
  * noharm.c - the "no-harm" microbenchmark: a reader-writer mix over a pool
  * of locks, for comparing a lock with the same lock under BRAVO
- * (scripts/noharm-sweep: BRAVO-BA against BA, BRAVO-pthread against
+ * (bench/drivers/noharm-sweep: BRAVO-BA against BA, BRAVO-pthread against
  * glibc) at every write ratio.
  *
  *   noharm [-t T] [-p P] [-l L] [-n N] [-c C] [-d SECS] [-s SEED]

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pairloop.c - one thread, one lock, N lock+unlock pairs and nothing else:
- * the loop scripts/icount runs under callgrind to count what a pair of
+ * the loop bench/drivers/icount runs under callgrind to count what a pair of
  * calls executes (instruction counts are deterministic; timings on a
  * shared machine are not).
  *

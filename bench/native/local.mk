@@ -5,7 +5,7 @@
 # bench/native/native-rw runs the no-harm workload on pthread_rwlock_t (glibc,
 # or a variant under LD_PRELOAD), std::shared_mutex and, where configure
 # found them, the rwlocks of Concurrency Kit, oneTBB and Abseil.
-# scripts/native-compare puts them in one table; bench/README.md has both.
+# bench/drivers/native-compare puts them in one table; bench/README.md has both.
 if NATIVE_BENCH
 noinst_PROGRAMS += bench/native/native-rw
 bench_native_native_rw_SOURCES = bench/native/native-rw.cc \
@@ -19,11 +19,11 @@ else
 native_bench_built = no
 endif
 
-dist_noinst_SCRIPTS += scripts/native-compare
+dist_noinst_SCRIPTS += bench/drivers/native-compare
 
 
 # make native-compare                       the default table (~14 min on 2 CPUs)
-# NATIVE_ARGS="--runs 3 --duration 0.3"   more scripts/native-compare options
+# NATIVE_ARGS="--runs 3 --duration 0.3"   more bench/drivers/native-compare options
 native-compare: all
 	@if test '$(native_bench_built)' != yes; then \
 		echo "native-compare: configured with --disable-native-bench: bench/native/native-rw is not built;" >&2; \
@@ -34,10 +34,10 @@ native-compare: all
 		echo "native-compare: configure found none of Concurrency Kit, oneTBB, Abseil: the table would" >&2; \
 		echo "native-compare: hold only glibc, the variants and std::shared_mutex.  Install" >&2; \
 		echo "native-compare: libck-dev libtbb-dev libabsl-dev (scripts/setup-debian does)," >&2; \
-		echo "native-compare: re-run ./configure and make, or run scripts/native-compare directly." >&2; \
+		echo "native-compare: re-run ./configure and make, or run bench/drivers/native-compare directly." >&2; \
 		exit 1; \
 	fi; \
 	test -z '$(NATIVE_MISSING)' || \
 		echo "native-compare: note: not built in (not found by configure): $(NATIVE_MISSING)" >&2; \
-	'$(srcdir)/scripts/native-compare' --builddir '$(abs_top_builddir)' $(NATIVE_ARGS)
+	'$(srcdir)/bench/drivers/native-compare' --builddir '$(abs_top_builddir)' $(NATIVE_ARGS)
 .PHONY: native-compare

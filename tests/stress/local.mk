@@ -61,13 +61,13 @@ reliability_tests = \
 	tests/stress/oprand-usage-check
 TESTS += $(reliability_tests)
 EXTRA_DIST += $(reliability_tests)
-dist_noinst_SCRIPTS += scripts/check-sanitizers
-EXTRA_DIST += scripts/interruptible.sh
+dist_noinst_SCRIPTS += tests/check-sanitizers
+EXTRA_DIST += tests/lib/interruptible.sh
 
 # make check-sanitizers [SANITIZERS='thread address,undefined']: the unit
 # tests (and the preload runs) under each sanitizer, in fresh builds.
 check-sanitizers:
-	$(SHELL) $(srcdir)/scripts/check-sanitizers $(SANITIZERS)
+	$(SHELL) $(srcdir)/tests/check-sanitizers $(SANITIZERS)
 .PHONY: check-sanitizers
 
 # make fuzz [FUZZ_SECONDS=N] [FUZZ_CC=clang]: oprand's operation interpreter

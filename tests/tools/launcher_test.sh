@@ -4,13 +4,13 @@
 #
 # BUILDDIR: the build tree (default: the current directory, where automake
 # runs its tests); LAUNCHER: the built script (default:
-# BUILDDIR/scripts/bravo-run).  LAUNCHER_SHELL=dash (or bash, ...) runs the
+# BUILDDIR/tools/bravo-run).  LAUNCHER_SHELL=dash (or bash, ...) runs the
 # launcher under that shell instead of its #! line.  Prints PASS/FAIL per
 # check and "N passed, N failed"; exits 1 if any check failed.
 set -u
 
 build=$(cd "${1:-.}" && pwd) || exit 1
-launcher=${2:-$build/scripts/bravo-run}
+launcher=${2:-$build/tools/bravo-run}
 case $launcher in
 /*) ;;
 *) launcher=$(pwd)/$launcher ;;

@@ -13,8 +13,8 @@
 set -u
 
 build=$(cd "${1:-.}" && pwd) || exit 1
-run=$build/scripts/bravo-run
-compare=$build/scripts/bravo-compare
+run=$build/tools/bravo-run
+compare=$build/tools/bravo-compare
 probe=$build/tests/tools/compare/ab_probe
 static_exec=$build/tests/tools/compare/static_exec
 

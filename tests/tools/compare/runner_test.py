@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""runner_test.py SCRIPTS_DIR - scripts/bravo_runner.py, the one runner of
+"""runner_test.py TOOLS_DIR - tools/bravo_runner.py, the one runner of
 the tools: the libraries of a libdir, lock resolution, the preload policy,
 the proof of the preload on real runs, interleaving orders, the timeout,
-Ctrl-C, fail-fast; and scripts/bravo_profile.py, the per-lock profiles'
+Ctrl-C, fail-fast; and tools/bravo_profile.py, the per-lock profiles'
 reading and comparison.  Needs no build: the 'variant' runs are shell commands
 that print the start-up line a library would, with a library path that
 does not exist (ld.so ignores it with a warning).  No timing is asserted
@@ -383,7 +383,7 @@ class Output(Scratch):
 
 if __name__ == '__main__':
     if len(sys.argv) < 2:
-        sys.exit('usage: runner_test.py SCRIPTS_DIR')
+        sys.exit('usage: runner_test.py TOOLS_DIR')
     sys.dont_write_bytecode = True
     sys.path.insert(0, sys.argv.pop(1))
     import bravo_runner as br    # noqa: E402

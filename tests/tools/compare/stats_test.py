@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""stats_test.py SCRIPTS_DIR - the statistics of scripts/bravo_stats.py and
-the figure and proof helpers of scripts/bravo_runner.py, checked against
+"""stats_test.py TOOLS_DIR - the statistics of tools/bravo_stats.py and
+the figure and proof helpers of tools/bravo_runner.py, checked against
 independent computations (brute force over every sign assignment,
 hand-worked examples).  Python 3 standard library."""
 
@@ -177,7 +177,7 @@ class Proof(unittest.TestCase):
 
 if __name__ == '__main__':
     if len(sys.argv) < 2:
-        sys.exit('usage: stats_test.py SCRIPTS_DIR')
+        sys.exit('usage: stats_test.py TOOLS_DIR')
     sys.dont_write_bytecode = True
     sys.path.insert(0, sys.argv.pop(1))
     import bravo_runner as br    # noqa: E402

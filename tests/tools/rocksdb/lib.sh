@@ -10,8 +10,8 @@ set -eu
 build=${abs_top_builddir:-$(pwd)}
 top_src=$(cd "$(dirname "$0")/../../.." && pwd)
 libdir=$build/src/.libs
-db_bench_harness=$top_src/scripts/rocksdb-db-bench
-hash_harness=$top_src/scripts/rocksdb-hash-table-bench
+db_bench_harness=$top_src/bench/drivers/rocksdb-db-bench
+hash_harness=$top_src/bench/drivers/rocksdb-hash-table-bench
 fakes=$top_src/tests/tools/rocksdb
 test_name=$(basename "$0")
 

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- figures: sweep driver, plots, `make figures` ----
-# scripts/bench-sweep runs one of the paper's figures as an interleaved sweep
-# (raw and summary CSV), scripts/bench-plot draws it with gnuplot,
-# scripts/make-figures does every figure into results/.
+# bench/drivers/bench-sweep runs one of the paper's figures as an
+# interleaved sweep (raw and summary CSV), bench/drivers/bench-plot draws
+# it with gnuplot, bench/drivers/make-figures does every figure into
+# results/.
 
-dist_noinst_SCRIPTS += scripts/bench-sweep scripts/bench-plot scripts/make-figures
-EXTRA_DIST += scripts/benchfig.py
+dist_noinst_SCRIPTS += bench/drivers/bench-sweep bench/drivers/bench-plot bench/drivers/make-figures
+EXTRA_DIST += bench/drivers/benchfig.py
 
 # make figures            short run (1 s x 3 runs, threads up to 2x the CPUs), ~10 min on 2 CPUs
 # make figures PAPER=1    the paper's settings (10 s x 7 runs, threads up to the CPUs)
@@ -19,6 +20,6 @@ figures: all
 	case '$(RESUME)' in ''|0) ;; *) opts="$$opts --resume" ;; esac; \
 	test -z '$(FIGURES)' || opts="$$opts --figures $(FIGURES)"; \
 	outdir='$(FIGURES_OUTDIR)'; test -n "$$outdir" || outdir='$(srcdir)/results'; \
-	'$(srcdir)/scripts/make-figures' --builddir '$(abs_top_builddir)' \
+	'$(srcdir)/bench/drivers/make-figures' --builddir '$(abs_top_builddir)' \
 		--outdir "$$outdir" $$opts $(FIGURES_ARGS)
 .PHONY: figures

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""rocksdb_harness - what scripts/rocksdb-db-bench and
-scripts/rocksdb-hash-table-bench share, over bravo_runner: the lock
+"""rocksdb_harness - what bench/drivers/rocksdb-db-bench and
+bench/drivers/rocksdb-hash-table-bench share, over bravo_runner: the lock
 resolution, the Runner of their runs (statistics at exit proved with
 --stats), the stop on the first run that fails or is not proved ('PRELOAD
 DID NOT TAKE EFFECT'), the clean-up of their directories on exit and on a

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
-# ---- the profile's cost (issue 15): scripts/profile-cost ----
+# ---- the profile's cost (issue 15): bench/drivers/profile-cost ----
 # On: db_bench readwhilewriting with the profile off and on, per lock.
 # Off: pairloop and noharm, this build's variants against a build without
 # the profile (PROFILE_COST_BASELINE, by default the first parent of the
 # profile's merge, built in a temporary git worktree), interleaved.
 
-dist_noinst_SCRIPTS += scripts/profile-cost
+dist_noinst_SCRIPTS += bench/drivers/profile-cost
 
 # make profile-cost                                      both parts, 7 rounds, about 12 minutes on 2 CPUs
 # make profile-cost PROFILE_COST_BASELINE_LIBDIR=DIR     an existing build's src/.libs as the baseline
@@ -33,6 +33,6 @@ profile-cost: all
 			echo "make profile-cost: the baseline's build failed (above)" >&2; exit 1; }; \
 		base=$$wt/tree/src/.libs; \
 	fi; \
-	'$(srcdir)/scripts/profile-cost' --on --off --builddir '$(abs_top_builddir)' \
+	'$(srcdir)/bench/drivers/profile-cost' --on --off --builddir '$(abs_top_builddir)' \
 		--baseline-libdir "$$base" --out '$(PROFILE_COST_OUT)' $(PROFILE_COST_ARGS)
 .PHONY: profile-cost

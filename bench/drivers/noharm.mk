@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # automake fragment, included from Makefile.am
 # ---- the no-harm sweep: BRAVO against its underlying lock ----
-# scripts/noharm-sweep runs bench/noharm in interleaved A/B rounds
+# bench/drivers/noharm-sweep runs bench/noharm in interleaved A/B rounds
 # (bravo-ba over ba, bravo-pthread over glibc) at every write fraction and
 # writes results/noharm.raw.csv, results/noharm.csv and results/noharm.png.
 
-dist_noinst_SCRIPTS += scripts/noharm-sweep
+dist_noinst_SCRIPTS += bench/drivers/noharm-sweep
 
 # make noharm                                  the full grid, about 9 minutes
 # make noharm NOHARM_ARGS='--quick'            a short sweep, under a minute
 # make noharm NOHARM_ARGS='--outdir /tmp/nh --threads 2 --runs 11'   (a later option wins)
 noharm: all
-	'$(srcdir)/scripts/noharm-sweep' --builddir '$(abs_top_builddir)' \
+	'$(srcdir)/bench/drivers/noharm-sweep' --builddir '$(abs_top_builddir)' \
 		--outdir '$(srcdir)/results' $(NOHARM_ARGS)
 .PHONY: noharm

@@ -89,9 +89,9 @@ class Lock:
         return 'Lock(%r, %r)' % (self.name, self.library)
 
 
-def build_tree_libdir(script_dir):
-    """Where a build tree's libraries are, seen from its scripts/."""
-    return os.path.join(os.path.dirname(os.path.abspath(script_dir)), 'src', '.libs')
+def build_tree_libdir(top):
+    """Where the libraries of a build tree whose top directory is top are."""
+    return os.path.join(os.path.abspath(top), 'src', '.libs')
 
 
 def find_libraries(libdir, private=False):

@@ -1,9 +1,11 @@
 # shellcheck shell=sh
 # SPDX-License-Identifier: BSD-2-Clause
-# cli.sh - the option convention of scripts/bravo_cli.py, for the shell
-# scripts (check-sanitizers, icount, setup-debian).  Sourced, POSIX sh.
-# The caller sets $prog and $cli_dir (the scripts directory) and defines
-# synopsis (the usage lines, on stdout).
+# cli.sh - the option convention of tools/bravo_cli.py, for the shell
+# scripts (scripts/setup-debian, bench/drivers/icount,
+# tests/check-sanitizers).  Sourced, POSIX sh.  Beside bravo_cli.py in
+# tools/, whose convention it is, though no installed tool sources it.
+# The caller sets $prog and $cli_dir (this file's directory, tools/ of
+# the source tree) and defines synopsis (the usage lines, on stdout).
 #
 # Invariants: a usage error prints one line 'PROG: WHAT; FIX', the
 # synopsis and "Try 'PROG --help' for more information." on stderr and

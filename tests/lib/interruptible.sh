@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # shellcheck shell=bash
 # interruptible.sh - bounded runs that Ctrl-C still stops, for the bash
-# scripts that run one command at a time (check-sanitizers).
+# scripts that run one command at a time (tests/check-sanitizers).
 # Sourced.
 #
 # timeout(1) runs its command in a process group of its own, out of reach
