@@ -9,7 +9,9 @@
  *
  *   prefer_writer_churn [ROUNDS [OPS]]   OPS: digits 0-9, the operations used
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
