@@ -46,6 +46,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdalign.h>
 #include <stdarg.h>
@@ -234,6 +235,11 @@ static bool table_put(struct table *t, unsigned key, uint64_t version, uint64_t 
 	if (*stored) {
 		s->version = version;
 		write_gap();
+		/* Unlocked (a test that clients catch it): give the CPU away
+		 * mid-write, so that a reader sees the torn value even when
+		 * the threads share one CPU. */
+		if (!t->locking)
+			sched_yield();
 		s->check = check;
 	}
 	return stripe_unlock(t, key);
