@@ -316,14 +316,7 @@ class Runner:
         run.seq = run.seq or self.count
         stem = self.stem(run)
         run.stdout_path, run.stderr_path = stem + '.out', stem + '.err'
-        if self.stats and run.lock.library:
-            run.stats_path = stem + '.stats'
-            with contextlib.suppress(OSError):
-                os.unlink(run.stats_path)
-        if self.profile and run.lock.library:
-            run.profile_path = stem + '.profile.csv'
-            with contextlib.suppress(OSError):
-                os.unlink(run.profile_path)
+        self.report_paths(run, stem)
         env = self.environment.for_run(run.lock, run.stats_path, run.env, run.profile_path)
         status = self.execute(run, env, tick)
         if status is None:
@@ -340,6 +333,18 @@ class Runner:
             return run.fail('unverified', why)
         run.status = 'ok'
         return run
+
+    def report_paths(self, run, stem):
+        """The files of the lock's reports at exit (statistics, profile),
+        for a run under a library, emptied of an earlier run's."""
+        if self.stats and run.lock.library:
+            run.stats_path = stem + '.stats'
+        if self.profile and run.lock.library:
+            run.profile_path = stem + '.profile.csv'
+        for path in (run.stats_path, run.profile_path):
+            if path:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
 
     def execute(self, run, env, tick):
         """The exit status, or None with the run's status set (it could

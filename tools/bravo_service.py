@@ -39,7 +39,6 @@ import time
 
 import bravo_runner as runner
 
-PLACEHOLDERS = ('{port}', '{dir}')
 POLL_S = 0.05
 GLIBC = runner.Lock(runner.BASELINE)
 
@@ -201,14 +200,7 @@ class ServiceRunner(runner.Runner):
         run.argv = [subst(a) for a in run.argv]
         run.stdout_path, run.stderr_path = stem + '.out', stem + '.err'
         run.server_stdout_path, run.server_stderr_path = stem + '.server.out', stem + '.server.err'
-        if self.stats and run.lock.library:
-            run.stats_path = stem + '.stats'
-        if self.profile and run.lock.library:
-            run.profile_path = stem + '.profile.csv'
-        for path in (run.stats_path, run.profile_path):
-            if path:
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
+        self.report_paths(run, stem)
         extra = dict(run.env, BRAVO_COMPARE_PORT=str(port), BRAVO_COMPARE_DIR=workdir)
         try:
             return self.run_service(run, subst, extra, tick)
