@@ -18,17 +18,41 @@
  * A check that has not finished after `seconds` fails by name.  Armed by
  * each check (fault_watchdog), disarmed by fault_watchdog(0).  A thread of
  * its own (created once), not alarm(): the checks use signals.
+ *
+ * A check whose run time depends on the CPU it gets (threads pinned to one
+ * CPU, a signal storm, hundreds of thousands of calls) reports its
+ * progress (fault_progress): each progress seen pushes the deadline
+ * `seconds` further, so the bound is on a stall (a hang), not on the
+ * speed of a machine that other work shares (make -j2 check).
  */
 static atomic_long fault_watchdog_deadline; /* CLOCK_MONOTONIC seconds, 0: off */
+static atomic_long fault_watchdog_seconds;
+static atomic_ulong fault_progress_count;
 static const char *_Atomic fault_watchdog_what;
+
+/* The current check made progress (async-signal-safe: one atomic add). */
+static inline void fault_progress(void)
+{
+	atomic_fetch_add_explicit(&fault_progress_count, 1, memory_order_relaxed);
+}
 
 static void *fault_watchdog_main(void *arg)
 {
+	unsigned long seen = atomic_load(&fault_progress_count);
+
 	(void)arg;
 	for (;;) {
 		long d = atomic_load(&fault_watchdog_deadline);
 		struct timespec now = ts_now(CLOCK_MONOTONIC);
+		unsigned long progress = atomic_load(&fault_progress_count);
 
+		if (d && progress != seen) {
+			/* CAS: a disarm (0) or a new check's arming meanwhile wins. */
+			atomic_compare_exchange_strong(&fault_watchdog_deadline, &d,
+						       now.tv_sec + atomic_load(&fault_watchdog_seconds));
+			d = atomic_load(&fault_watchdog_deadline);
+		}
+		seen = progress;
 		if (d && now.tv_sec >= d) {
 			const char *what = atomic_load(&fault_watchdog_what);
 
@@ -70,6 +94,7 @@ static inline void fault_watchdog(long seconds, const char *what)
 		return;
 	}
 	atomic_store(&fault_watchdog_what, what);
+	atomic_store(&fault_watchdog_seconds, seconds);
 	atomic_store(&fault_watchdog_deadline, ts_now(CLOCK_MONOTONIC).tv_sec + seconds);
 	if (started_in != getpid()) {
 		started_in = getpid();

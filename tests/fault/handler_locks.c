@@ -633,6 +633,7 @@ static void *alrm_worker_main(void *arg)
 	sigaddset(&alrm, SIGALRM);
 	CHECK_RC(pthread_sigmask(SIG_UNBLOCK, &alrm, NULL), 0);
 	for (int i = 0; i < ALRM_OPS; i++) {
+		fault_progress();
 		if (next_rand(&seed) % 4 == 0) {
 			alrm_writing = 1;
 			alrm_in_call = 1;
@@ -683,6 +684,7 @@ static void sigalrm_storm(bool read_while_writing)
 	pthread_t th[ALRM_WORKERS];
 	sigset_t alrm, old;
 
+	/* a stall bound: the workers report each operation (fault_progress) */
 	fault_watchdog(10, "SIGALRM storm, handlers read-locking");
 	memset(&alrm_g, 0, sizeof(alrm_g));
 	handler_bad_reset();
@@ -1018,6 +1020,8 @@ static void *storm_worker_main(void *arg)
 		bool timed;
 		int rc;
 
+		fault_progress();
+
 		if ((r >> 4) % 32 == 0) {
 			set_state(-1, W_FIRST_USE);
 			first_use();
@@ -1107,6 +1111,7 @@ static void storm_interrupting_every_lock_call(bool beyond_glibc)
 	struct storm_signaller s = { .th = th, .done = done };
 	int used;
 
+	/* a stall bound: the workers report each operation (fault_progress) */
 	fault_watchdog(15, "a signal storm interrupting every lock call");
 	handler_bad_reset();
 	storm_beyond_glibc = beyond_glibc;
