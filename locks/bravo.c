@@ -16,6 +16,7 @@
 struct vr_table *_Atomic vr_table;
 unsigned bravo_slowdown_n = 9;
 enum vr_layout vr_layout = VR_2D;
+unsigned vr_ways = VR_WAYS_DEFAULT;
 enum bravo_policy bravo_policy = BRAVO_POLICY_ADAPTIVE;
 unsigned bravo_payback = 16;
 uint64_t bravo_enable_bits = BRAVO_RBIAS;
@@ -49,11 +50,19 @@ uint32_t vr_table_default_slots(void)
 	return round_up_pow2(cpus * 64u < VR_TABLE_MIN_SLOTS ? VR_TABLE_MIN_SLOTS : cpus * 64u);
 }
 
-/* Slots of the table: 2D a row per CPU; 1D as asked. */
+/* Slots per cell: 2D vr_ways (a power of two, at most VR_WAYS_MAX); 1D one. */
+static uint32_t vr_ways_of(enum vr_layout layout)
+{
+	if (layout != VR_2D || vr_ways <= 1)
+		return 1;
+	return round_up_pow2(vr_ways > VR_WAYS_MAX ? VR_WAYS_MAX : vr_ways);
+}
+
+/* Slots of the table: 2D a row of cells per CPU; 1D as asked. */
 static uint32_t vr_slots_needed(uint32_t slots)
 {
 	if (vr_layout == VR_2D)
-		return round_up_pow2(cpus_configured()) * VR_COLUMNS;
+		return round_up_pow2(cpus_configured()) * VR_COLUMNS * vr_ways_of(VR_2D);
 	if (slots == 0)
 		slots = vr_table_default_slots();
 	return round_up_pow2(slots < VR_TABLE_MIN_SLOTS ? VR_TABLE_MIN_SLOTS : slots);
@@ -61,9 +70,16 @@ static uint32_t vr_slots_needed(uint32_t slots)
 
 static void vr_geometry(struct vr_table *t, uint32_t slots, enum vr_layout layout)
 {
+	uint32_t ways = vr_ways_of(layout), bits = 0;
+
+	while ((UINT32_C(1) << bits) < ways)
+		bits++;
 	t->mask = slots - 1;
-	t->row_mask = slots / VR_COLUMNS - 1;
+	t->row_mask = slots / VR_COLUMNS / ways - 1;
 	t->layout = layout;
+	t->way_bits = bits;
+	t->row_shift = VR_COLUMN_BITS + bits;
+	t->col_shift = 64 - t->row_shift;
 }
 
 bool vr_table_init(uint32_t slots)
@@ -106,6 +122,58 @@ uint32_t vr_table_rows(void)
 	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
 
 	return t ? t->row_mask + 1 : 0;
+}
+
+uint32_t vr_table_ways(void)
+{
+	struct vr_table *t = atomic_load_explicit(&vr_table, memory_order_acquire);
+
+	return t ? UINT32_C(1) << t->way_bits : 0;
+}
+
+/* A free slot among the `ways` slots of cell, from way `first` on; NULL if none. */
+static vr_slot_t *vr_free_in_cell(vr_slot_t *cell, uint32_t ways, uint32_t first)
+{
+	for (uint32_t i = 0; i < ways; i++) {
+		vr_slot_t *s = &cell[(first + i) & (ways - 1)];
+
+		if (!atomic_load_explicit(s, memory_order_relaxed))
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * Where a reader whose first slot is taken may publish instead: the other
+ * ways of its cell, then the lock's cell in up to VR_SPILL_ROWS
+ * neighbouring rows (row ^ 1, row ^ 2, ...: the cells a revocation scans
+ * anyway).  A row's ways run out when more reads than ways are preempted
+ * inside their critical sections on one CPU (or were, before their
+ * threads migrated): 8 of 16 threads on 2 CPUs, often enough.  Relaxed
+ * loads only pick a candidate: the caller's CAS claims it, and its
+ * seq_cst recheck of the word decides.  Nothing is probed with one way
+ * (the paper's 2D layout) or in 1D.
+ */
+#define VR_SPILL_ROWS 3u
+
+vr_slot_t *vr_free_way(struct vr_table *t, vr_slot_t *slot)
+{
+	uint32_t ways = UINT32_C(1) << t->way_bits;
+	size_t index = (size_t)(slot - t->slot);
+	size_t in_row = index & (((size_t)1 << t->row_shift) - 1);
+	size_t row = index >> t->row_shift;
+	vr_slot_t *s;
+
+	if (ways == 1)
+		return NULL;
+	s = vr_free_in_cell(slot - (index & (ways - 1)), ways, (uint32_t)index + 1);
+	for (uint32_t r = 1; !s && r <= VR_SPILL_ROWS && r <= t->row_mask; r++) {
+		size_t other = (row ^ r) & t->row_mask;
+
+		s = vr_free_in_cell(&t->slot[(other << t->row_shift | in_row) & ~(size_t)(ways - 1)],
+				    ways, (uint32_t)index);
+	}
+	return s;
 }
 
 /*
@@ -314,23 +382,33 @@ static unsigned long tolerated(const void *lock)
 	return hook ? hook(lock) : 0;
 }
 
-/* The slots a reader of token may be in: its column (2D), or all of them (1D). */
+/*
+ * The slots a reader of token may be in: its cell in every row (2D), or
+ * all of them (1D): n runs of `ways` contiguous slots, stride apart.
+ */
 struct vr_scan {
 	vr_slot_t *first;
 	size_t stride;
+	uint32_t ways;
 	uint32_t n;
 };
 
 static struct vr_scan vr_scan_of(struct vr_table *t, const void *token)
 {
-	struct vr_scan sc = { t->slot, 1, t->mask + 1 };
+	struct vr_scan sc = { t->slot, 1, 1, t->mask + 1 };
 
 	if (t->layout == VR_2D) {
-		sc.first = &t->slot[vr_column_of((uint64_t)(uintptr_t)token)];
-		sc.stride = VR_COLUMNS;
+		sc.ways = UINT32_C(1) << t->way_bits;
+		sc.first = &t->slot[(size_t)vr_column_of((uint64_t)(uintptr_t)token) * sc.ways];
+		sc.stride = (size_t)VR_COLUMNS * sc.ways;
 		sc.n = t->row_mask + 1;
 	}
 	return sc;
+}
+
+static inline vr_slot_t *vr_scan_slot(const struct vr_scan *sc, uint32_t i, uint32_t way)
+{
+	return &sc->first[i * sc->stride + way];
 }
 
 /* Slots holding token, counting no further than limit + 1. */
@@ -340,17 +418,21 @@ static unsigned long vr_count(struct vr_table *t, const void *token, unsigned lo
 	unsigned long n = 0;
 
 	for (uint32_t i = 0; i < sc.n && n <= limit; i++)
-		/* seq_cst: ordered after the RBias clear (Dekker, see bravo.h). */
-		if (atomic_load_explicit(&sc.first[i * sc.stride], memory_order_seq_cst) == token)
-			n++;
+		for (uint32_t way = 0; way < sc.ways; way++)
+			/* seq_cst: ordered after the RBias clear (Dekker, see bravo.h). */
+			if (atomic_load_explicit(vr_scan_slot(&sc, i, way), memory_order_seq_cst) == token)
+				n++;
 	return n;
 }
 
 /* Statistics: a revocation or a drain read the lock's slots once more. */
 static void count_scan(struct vr_table *t, const void *token)
 {
-	if (lock_event_count)
-		count_event(LOCK_EV_SLOTS_SCANNED, vr_scan_of(t, token).n);
+	if (lock_event_count) {
+		struct vr_scan sc = vr_scan_of(t, token);
+
+		count_event(LOCK_EV_SLOTS_SCANNED, (uint64_t)sc.n * sc.ways);
+	}
 }
 
 /* True while more than `tolerate` slots hold token. */
@@ -401,10 +483,12 @@ static int vr_wait_for_readers(struct vr_table *t, const void *token, const stru
 		struct vr_scan sc = vr_scan_of(t, token);
 
 		for (uint32_t i = 0; i < sc.n; i++)
-			while (atomic_load_explicit(&sc.first[i * sc.stride], memory_order_seq_cst) == token)
-				if ((r = backoff_wait(&bo, dl)))
-					return r;
-		count_event(LOCK_EV_SLOTS_SCANNED, sc.n);
+			for (uint32_t way = 0; way < sc.ways; way++)
+				while (atomic_load_explicit(vr_scan_slot(&sc, i, way),
+							    memory_order_seq_cst) == token)
+					if ((r = backoff_wait(&bo, dl)))
+						return r;
+		count_event(LOCK_EV_SLOTS_SCANNED, (uint64_t)sc.n * sc.ways);
 	} else {
 		while (count_scan(t, token), vr_holds(t, token, tolerate))
 			if ((r = backoff_wait(&bo, dl)))
@@ -520,14 +604,20 @@ bool bravo_has_fast_readers(struct bravo *b, enum vr_scope scope, const void *lo
 enum bravo_miss bravo_miss_cause(struct bravo *b, enum vr_scope scope, uint64_t w)
 {
 	struct vr_table *t = bravo_table_of(b, scope);
-	const void *in_slot;
+	vr_slot_t *slot;
 
 	if (w & BRAVO_WAITERS_MASK)
 		return BRAVO_MISS_WRITER_WAITING;
 	if (!(w & BRAVO_RBIAS))
 		return bravo_inhibited(w, bravo_now()) ? BRAVO_MISS_INHIBITED : BRAVO_MISS_BIAS_OFF;
-	/* Bias was on: either our slot was taken, or a writer got between. */
-	in_slot = t ? atomic_load_explicit(vr_slot_of(t, (uint64_t)(uintptr_t)token_of(b)),
-					   memory_order_relaxed) : NULL;
-	return in_slot && in_slot != token_of(b) ? BRAVO_MISS_COLLISION : BRAVO_MISS_LOST_RACE;
+	/*
+	 * Bias was on: either every way of our cell was taken (by readers of
+	 * this lock or of others: a collision), or a writer got between.
+	 */
+	if (!t)
+		return BRAVO_MISS_LOST_RACE;
+	slot = vr_slot_of(t, (uint64_t)(uintptr_t)token_of(b));
+	if (atomic_load_explicit(slot, memory_order_relaxed) && !vr_free_way(t, slot))
+		return BRAVO_MISS_COLLISION;
+	return BRAVO_MISS_LOST_RACE;
 }

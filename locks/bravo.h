@@ -94,18 +94,28 @@
  *
  * The visible readers table (vr_table) is process-wide, shared by all locks,
  * in one of two layouts chosen at load (BRAVO_TABLE):
- *  - 2D (default; the paper's preferred embodiment, from its section 7):
- *    one row of contiguous slots per CPU.  A reader publishes in its
- *    CPU's row, at the column its lock's token hashes to; revocation scans
- *    only that column, one slot per row.  Readers on different CPUs never
- *    share a cache line, and a revocation reads as many slots as there are
- *    CPUs instead of the whole table.
+ *  - 2D (default; the paper's preferred embodiment, from its section 7,
+ *    with ways): one row per CPU, a row a run of cells, a cell
+ *    vr_ways contiguous slots (BRAVO_TABLE_WAYS, 8 by default: 64 bytes,
+ *    one cache line).  A reader publishes in its CPU's row, in the cell
+ *    its lock's token hashes to, at the lock's home way (vr_slot_of) or,
+ *    if that way is taken, at another free way of the same cell, or of
+ *    the lock's cell in a neighbouring row (vr_free_way, the full path
+ *    only).  Revocation scans only the lock's
+ *    cell in each row: as many cache lines as there are CPUs, however
+ *    many threads there are.  Readers on different CPUs never share a
+ *    line.  The ways are for threads that share a CPU: with more threads
+ *    than CPUs, a thread preempted inside a fast read keeps its slot for
+ *    a whole time slice, and with one slot per CPU (vr_ways = 1, the
+ *    paper's 2D layout) every other reader of the lock on that CPU then
+ *    took the slow path (at 16 threads on 2 CPUs, 47% of reads did).
  *  - 1D (the paper's evaluated design): one array, the slot hashed from
  *    the lock and the thread; revocation scans every slot.
  * Either way the slot travels to the unlock in the held-lock list (a
  * reader may migrate), and a thread reading a lock it already reads
- * through the table finds its own slot taken (1D), or takes a second one
- * on another CPU's row (2D): two holds, two unlocks, both correct.
+ * through the table finds its own slot taken and takes another way (2D),
+ * or another CPU's row (2D), or the slow path (1D): two holds, two
+ * unlocks, both correct.
  * Which table a lock publishes in is its caller's choice (enum vr_scope,
  * passed to every BRAVO function): the process-wide one for every installed
  * variant, or, for the benchmark-only "ideal" BRAVO-BA of the paper's
@@ -161,9 +171,12 @@
 #define BRAVO_TIME_SHIFT   20
 
 #define VR_TABLE_MIN_SLOTS 4096u
-/* Slots per row: 2 KiB, so rows of different CPUs never share a line. */
+/* Cells per row (1D: slots per row): at least 2 KiB, so rows never share a line. */
 #define VR_COLUMN_BITS 8
 #define VR_COLUMNS (1u << VR_COLUMN_BITS)
+/* Slots per cell of a 2D row (BRAVO_TABLE_WAYS): the default, and the most. */
+#define VR_WAYS_DEFAULT 8u
+#define VR_WAYS_MAX 64u
 
 enum vr_layout { VR_2D, VR_1D };
 /*
@@ -185,18 +198,22 @@ struct bravo {
 typedef _Atomic(const void *) vr_slot_t;
 
 /*
- * The visible readers table: rows of VR_COLUMNS slots, each 0 or the
- * token of a lock one fast-path reader holds.  2D: a row per CPU (rows
- * rounded up to a power of two); 1D: slots / VR_COLUMNS rows, a thread
- * picking one at random.  The geometry lives in the same block as the
- * slots, so one acquire of the pointer publishes both; it sits on its own
- * 128-byte sector, read-only once published.
+ * The visible readers table: rows of VR_COLUMNS cells of 2^way_bits
+ * slots, each slot 0 or the token of a lock one fast-path reader holds.
+ * 2D: a row per CPU (rows rounded up to a power of two); 1D: one slot per
+ * cell, slots / VR_COLUMNS rows, a thread picking one at random.  The
+ * geometry lives in the same block as the slots, so one acquire of the
+ * pointer publishes both; it sits on its own 128-byte sector, read-only
+ * once published.
  */
 struct vr_table {
-	uint32_t mask;     /* slots - 1 */
-	uint32_t row_mask; /* rows - 1 */
-	uint32_t layout;   /* enum vr_layout */
-	char pad[128 - 3 * sizeof(uint32_t)];
+	uint32_t mask;      /* slots - 1 */
+	uint32_t row_mask;  /* rows - 1 */
+	uint32_t layout;    /* enum vr_layout */
+	uint32_t way_bits;  /* log2 of the slots per cell (0 in 1D) */
+	uint32_t row_shift; /* VR_COLUMN_BITS + way_bits: a row's first slot */
+	uint32_t col_shift; /* 64 - row_shift: a token's cell and home way */
+	char pad[128 - 6 * sizeof(uint32_t)];
 	vr_slot_t slot[];
 };
 
@@ -205,6 +222,8 @@ extern struct vr_table *_Atomic vr_table LIBBRAVO_HIDDEN;
 extern unsigned bravo_slowdown_n LIBBRAVO_HIDDEN;
 /* Table layout and bias policy, set before the table is made (BRAVO_TABLE, BRAVO_POLICY). */
 extern enum vr_layout vr_layout LIBBRAVO_HIDDEN;
+/* Slots per cell of a 2D table, a power of two up to VR_WAYS_MAX (BRAVO_TABLE_WAYS). */
+extern unsigned vr_ways LIBBRAVO_HIDDEN;
 extern enum bravo_policy bravo_policy LIBBRAVO_HIDDEN;
 /* Adaptive policy: fast reads that pay for one bias flip, sampled one in this many (BRAVO_PAYBACK). */
 extern unsigned bravo_payback LIBBRAVO_HIDDEN;
@@ -243,8 +262,10 @@ extern bool (*bravo_memory_shared)(const void *addr) LIBBRAVO_HIDDEN;
 bool vr_table_init(uint32_t slots);
 uint32_t vr_table_default_slots(void);
 uint32_t vr_table_slots(void);
-/* Rows of VR_COLUMNS slots in the table (0 before it is made). */
+/* Rows of VR_COLUMNS cells in the table (0 before it is made). */
 uint32_t vr_table_rows(void);
+/* Slots per cell (1 in 1D; 0 before the table is made). */
+uint32_t vr_table_ways(void);
 
 /* VR_PER_LOCK: the bits of a token that hold its table's address. */
 #define VR_PER_LOCK_ADDR_MASK ((UINT64_C(1) << (64 - VR_COLUMN_BITS)) - 1)
@@ -277,7 +298,7 @@ enum bravo_miss {
 	BRAVO_MISS_BIAS_OFF,       /* RBias clear, bias may be re-enabled */
 	BRAVO_MISS_INHIBITED,      /* RBias clear, inside the slow-down window */
 	BRAVO_MISS_WRITER_WAITING, /* a writer-preferring writer waits */
-	BRAVO_MISS_COLLISION,      /* the thread's slot holds another lock */
+	BRAVO_MISS_COLLISION,      /* every way of the thread's cell was taken */
 	BRAVO_MISS_LOST_RACE,      /* RBias was set, but a writer cleared it */
 	BRAVO_MISS_KINDS
 };
@@ -340,18 +361,28 @@ static inline uint64_t bravo_now(void)
 #define BRAVO_HASH_MUL UINT64_C(0x9e3779b97f4a7c15)
 
 /*
- * The slot a reader of token publishes in, on this thread and CPU now:
- * row (a CPU, or in 1D the thread's own random row) concatenated with the
- * column hashed from the token.  In 1D rows are VR_COLUMNS slots apart and
- * as many as the table has, so the slot is a hash of (thread, lock) over
- * the whole table, as in the paper.
+ * The slot a reader of token tries first, on this CPU now: the row (a
+ * CPU, or in 1D the thread's own random row) concatenated with the
+ * token's top bits, which name its cell (the column, VR_COLUMN_BITS) and
+ * in it the lock's home way (way_bits more).  So a thread reading alone
+ * on its CPU uses its lock's home way, and locks that share a cell start
+ * on different ways.  In 1D cells are single slots, rows VR_COLUMNS
+ * slots apart and as many as the table has, so the slot is a hash of
+ * (thread, lock) over the whole table, as in the paper.  Two shifts by
+ * the table's geometry: the inline path pays two loads of the header's
+ * line for the ways, nothing else.
  */
 static inline vr_slot_t *vr_slot_of(struct vr_table *t, uint64_t token)
 {
-	uint64_t col = token >> (64 - VR_COLUMN_BITS);
-
-	return &t->slot[(uint64_t)(cpu_hint() & t->row_mask) << VR_COLUMN_BITS | col];
+	return &t->slot[(uint64_t)(cpu_hint() & t->row_mask) << t->row_shift | token >> t->col_shift];
 }
+
+/*
+ * Another free slot among those a revocation scans for the lock of slot
+ * (its cell, then its cell in a few neighbouring rows), or NULL if every
+ * one is taken, or with one way per cell (bravo.c).
+ */
+vr_slot_t *vr_free_way(struct vr_table *t, vr_slot_t *slot);
 
 /* Column of token in a 2D table (the slots a revocation scans). */
 static inline uint32_t vr_column_of(uint64_t token)
@@ -419,9 +450,12 @@ bravo_read_fast(struct bravo *b, enum vr_scope scope, bool inline_path)
 	slot = vr_slot_of(table, token);
 	/*
 	 * The full path often comes right after the inline one failed: test
-	 * before the locked CAS, so a busy slot costs a load, not an RMW.
+	 * before the locked CAS, so a busy slot costs a load, not an RMW, and
+	 * look for another way of the cell (a thread on this CPU that was
+	 * preempted in its read, or this thread's own earlier read).
 	 */
-	if (!inline_path && atomic_load_explicit(slot, memory_order_relaxed))
+	if (!inline_path && atomic_load_explicit(slot, memory_order_relaxed) &&
+	    !(slot = vr_free_way(table, slot)))
 		return NULL;
 	/*
 	 * Dekker pair with bravo_revoke(): the seq_cst CAS publishes the slot

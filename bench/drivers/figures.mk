@@ -6,7 +6,8 @@
 # it with gnuplot, bench/drivers/make-figures does every figure into
 # results/.
 
-dist_noinst_SCRIPTS += bench/drivers/bench-sweep bench/drivers/bench-plot bench/drivers/make-figures
+dist_noinst_SCRIPTS += bench/drivers/bench-sweep bench/drivers/bench-plot bench/drivers/make-figures \
+	bench/drivers/table-sweep
 EXTRA_DIST += bench/drivers/benchfig.py
 
 # make figures            short run (1 s x 3 runs, threads up to 2x the CPUs), ~10 min on 2 CPUs

@@ -37,7 +37,7 @@ static pthread_once_t config_once = PTHREAD_ONCE_INIT;
  * they run (bravo-run(1)), then each name config_read looks up, added by
  * env_get as it reads it.  config_read runs once (pthread_once).
  */
-static const char *known_names[28] = {
+static const char *known_names[32] = {
 	"BRAVO_LIBDIR", "BRAVO_COMPARE_LOCK", "BRAVO_COMPARE_ROUND", "BRAVO_COMPARE_RUN",
 	"BRAVO_COMPARE_PORT", "BRAVO_COMPARE_DIR",
 };
@@ -284,6 +284,7 @@ static void config_read(void)
 {
 	unsigned long n = 9, slots = vr_table_default_slots(), spin = 128, verbose = 0;
 	unsigned long nodes = 0, handoff = 64, stats = 0, check = 0, payback = 16;
+	unsigned long ways = VR_WAYS_DEFAULT;
 	unsigned layout = VR_2D, policy = BRAVO_POLICY_ADAPTIVE;
 	bool stats_file_bad;
 	const char *stats_file;
@@ -295,6 +296,7 @@ static void config_read(void)
 	env_uint("BRAVO_N", 0, 1000000, false, &n);
 	env_uint("BRAVO_TABLE_SIZE", VR_TABLE_MIN_SLOTS, 1ul << 24, true, &slots);
 	env_choice("BRAVO_TABLE", layout_names, &layout);
+	env_uint("BRAVO_TABLE_WAYS", 1, VR_WAYS_MAX, true, &ways);
 	env_choice("BRAVO_POLICY", policy_names, &policy);
 	env_uint("BRAVO_PAYBACK", 1, 1000000, false, &payback);
 	env_uint("BRAVO_SPIN", 0, 1000000, false, &spin);
@@ -317,6 +319,7 @@ static void config_read(void)
 	config.cohort_handoff = (unsigned)handoff;
 	bravo_slowdown_n = config.slowdown_n;
 	vr_layout = (enum vr_layout)layout;
+	vr_ways = (unsigned)ways;
 	bravo_policy = (enum bravo_policy)policy;
 	bravo_payback = (unsigned)payback;
 	wait_spin_budget = config.spin;

@@ -5,8 +5,10 @@
  *   BRAVO_N           slow-down guard N (default 9: writers slowed <= ~10%)
  *   BRAVO_TABLE_SIZE  visible readers table slots, power of two >= 4096
  *                     (default: 64 per CPU, at least 4096)
- *   BRAVO_TABLE       2d (default: a row of slots per CPU) or 1d (the
+ *   BRAVO_TABLE       2d (default: a row of cells per CPU) or 1d (the
  *                     paper's one array): the visible readers table
+ *   BRAVO_TABLE_WAYS  2d: slots per cell, for threads sharing a CPU; a
+ *                     power of two in 1..64 (default 8; 1: the paper's 2D)
  *   BRAVO_POLICY      adaptive (default) or classic (the paper's N*T
  *                     rule): when bias comes back after a revocation
  *   BRAVO_PAYBACK     adaptive policy: bias counts as paid after about

@@ -278,8 +278,8 @@ static inline const char *variant_detail(void)
 			 vr_table_slots(), config_policy_name(), bravo_slowdown_n);
 	else
 		snprintf(detail, sizeof(detail),
-			 "table=%s table_slots=%u table_rows=%u policy=%s slowdown_n=%u",
-			 config_table_name(), vr_table_slots(), vr_table_rows(),
+			 "table=%s table_slots=%u table_rows=%u table_ways=%u policy=%s slowdown_n=%u",
+			 config_table_name(), vr_table_slots(), vr_table_rows(), vr_table_ways(),
 			 config_policy_name(), bravo_slowdown_n);
 	return detail;
 }

@@ -44,7 +44,7 @@ tools_tests += tests/tools/license-check
 # the program out.
 tools_tests += tests/tools/bench/smoke-check tests/tools/bench/sweep-check \
 	tests/tools/bench/noharm-check tests/tools/bench/native-check \
-	tests/tools/bench/pairloop-check
+	tests/tools/bench/pairloop-check tests/tools/bench/table-sweep-check
 
 # The RocksDB harnesses, on fakes and on the real db_bench/hash_table_bench.
 tools_tests += \

@@ -14,6 +14,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -159,6 +160,66 @@ static TCase *lock_tcase(Suite *s, const char *name)
 static struct vr_table *table(void)
 {
 	return atomic_load(&vr_table);
+}
+
+/* Slots per cell of the table (1 in 1D). */
+static uint32_t ways(void)
+{
+	return UINT32_C(1) << table()->way_bits;
+}
+
+/* The index in the table of the slot a fast read's cookie names. */
+static size_t slot_index(uintptr_t cookie)
+{
+	return (size_t)((vr_slot_t *)cookie - table()->slot);
+}
+
+/* The first slot of the cell that slot belongs to. */
+static vr_slot_t *cell_of_slot(vr_slot_t *slot)
+{
+	return &table()->slot[(size_t)(slot - table()->slot) & ~(size_t)(ways() - 1)];
+}
+
+/*
+ * Keep this test's thread on the CPU it runs on, so that its 2D row (and
+ * so the slot vr_slot_of names) stays put.  Each test runs in a process
+ * of its own (CK_FORK): the pinning ends with it.
+ */
+static void pin_here(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
+}
+
+/* A token no lock has: what another lock's reader leaves in a slot. */
+#define FOREIGN_TOKEN ((const void *)(uintptr_t)3)
+
+/*
+ * Put token in every slot a reader could spill to from slot (every way of
+ * its cell, and of the same cell in every other row: vr_free_way) but
+ * slot itself (NULL: empty them).  Nothing with one way per cell (and in
+ * 1D): such a reader never looks past its slot.
+ */
+static void fill_other_ways(vr_slot_t *slot, const void *token)
+{
+	struct vr_table *t = table();
+	size_t in_row = (size_t)(cell_of_slot(slot) - t->slot) & (((size_t)1 << t->row_shift) - 1);
+
+	if (ways() == 1)
+		return;
+	for (size_t row = 0; row <= t->row_mask; row++) {
+		vr_slot_t *cell = &t->slot[row << t->row_shift | in_row];
+
+		for (uint32_t w = 0; w < ways(); w++)
+			if (&cell[w] != slot)
+				atomic_store(&cell[w], token);
+	}
 }
 
 /*
@@ -516,8 +577,8 @@ START_TEST(read_with_bias_set_takes_fast_path_in_own_slot)
 	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
 	slot = (vr_slot_t *)cookie;
 	ck_assert_ptr_nonnull(slot);
-	/* In the token's column, whatever the row (2D: the CPU it ran on). */
-	ck_assert_uint_eq((uint32_t)(slot - table()->slot) % VR_COLUMNS,
+	/* In the token's column, whatever the row (2D: the CPU it ran on) and way. */
+	ck_assert_uint_eq((uint32_t)(slot_index(cookie) >> table()->way_bits) % VR_COLUMNS,
 			  vr_column_of((uint64_t)(uintptr_t)token_of(&l)));
 	ck_assert_ptr_eq(atomic_load(slot), token_of(&l)); /* the lock's token */
 	ck_assert_uint_eq(slow_readers(&l), 0); /* BA never saw this reader */
@@ -547,14 +608,20 @@ START_TEST(fast_reader_and_slow_reader_share_the_lock)
 {
 	uintptr_t fast, slow;
 
+	pin_here();
 	fast = fast_reader_in(&l);
-	/* A second read by the same thread finds its own slot busy. */
+	/*
+	 * A second read by the same thread finds its own slot busy, and (2D)
+	 * every other way of its cell taken by readers of other locks.
+	 */
+	fill_other_ways((vr_slot_t *)fast, FOREIGN_TOKEN);
 	ck_assert_int_eq(rd_lock(&l, &slow, NULL), 0);
 	ck_assert_uint_eq(slow, 0);
 	ck_assert_uint_eq(slow_readers(&l), 1);
 	ck_assert(bravo_has_fast_readers(&l.b, VR_SHARED, &l.u));
 	rd_unlock(&l, fast);
 	rd_unlock(&l, slow);
+	fill_other_ways((vr_slot_t *)fast, NULL);
 	ck_assert(idle(&l));
 }
 END_TEST
@@ -840,6 +907,120 @@ START_TEST(zero_word_is_not_inhibited)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ ways */
+
+START_TEST(busy_home_way_sends_the_reader_to_another_way_of_its_cell)
+{
+	uintptr_t cookie;
+	vr_slot_t *home;
+
+	pin_here();
+	enable_bias(&l);
+	home = vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(&l));
+	atomic_store(home, FOREIGN_TOKEN); /* another lock's reader on this CPU */
+	cookie = fast_read(&l);
+	ck_assert_ptr_ne((vr_slot_t *)cookie, home);
+	ck_assert_ptr_eq(cell_of_slot((vr_slot_t *)cookie), cell_of_slot(home));
+	ck_assert_ptr_eq(atomic_load((vr_slot_t *)cookie), token_of(&l));
+	ck_assert(!wr_trylock(&l)); /* the revocation's scan finds it */
+	rd_unlock(&l, cookie);
+	atomic_store(home, NULL);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(full_cell_sends_the_reader_to_its_locks_cell_in_another_row)
+{
+	struct vr_table *t;
+	uintptr_t cookie;
+	vr_slot_t *home, *cell;
+
+	pin_here();
+	enable_bias(&l);
+	t = table();
+	if (t->row_mask == 0)
+		return; /* one row: nothing to show (single-CPU machine) */
+	home = vr_slot_of(t, (uint64_t)(uintptr_t)token_of(&l));
+	cell = cell_of_slot(home);
+	for (uint32_t w = 0; w < ways(); w++)
+		atomic_store(&cell[w], FOREIGN_TOKEN); /* readers preempted on this CPU */
+	cookie = fast_read(&l);
+	ck_assert_ptr_ne(cell_of_slot((vr_slot_t *)cookie), cell);
+	/* the same column, another row: a slot the revocation scans */
+	ck_assert_uint_eq((slot_index(cookie) >> t->way_bits) % VR_COLUMNS,
+			  vr_column_of((uint64_t)(uintptr_t)token_of(&l)));
+	ck_assert(!wr_trylock(&l));
+	rd_unlock(&l, cookie);
+	for (uint32_t w = 0; w < ways(); w++)
+		atomic_store(&cell[w], NULL);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+START_TEST(second_fast_read_by_the_same_thread_takes_another_way)
+{
+	uintptr_t first, second;
+
+	pin_here();
+	first = fast_reader_in(&l);
+	second = fast_read(&l);
+	ck_assert_uint_ne(first, second);
+	ck_assert_ptr_eq(cell_of_slot((vr_slot_t *)first), cell_of_slot((vr_slot_t *)second));
+	ck_assert_uint_eq(bravo_fast_readers(&l.b, VR_SHARED), 2);
+	ck_assert_uint_eq(slow_readers(&l), 0);
+	rd_unlock(&l, second);
+	ck_assert(!wr_trylock(&l)); /* the first hold still excludes writers */
+	rd_unlock(&l, first);
+	ck_assert(idle(&l));
+}
+END_TEST
+
+/* _i: the way of this CPU's cell that holds the lock's token. */
+START_TEST(writer_waits_for_a_fast_reader_in_any_way_of_the_cell)
+{
+	uintptr_t cookie;
+	struct actor w;
+	vr_slot_t *slot;
+
+	pin_here();
+	if ((uint32_t)_i >= VR_WAYS_DEFAULT || (uint32_t)_i >= (enable_bias(&l), ways()))
+		return; /* a narrower table has no such way */
+	cookie = fast_read(&l);
+	rd_unlock(&l, cookie); /* USED is set: the writer must scan */
+	slot = &cell_of_slot((vr_slot_t *)cookie)[_i];
+	atomic_store(slot, token_of(&l)); /* a reader of the lock in way _i */
+	start_writer(&w, &l);
+	WAIT_BLOCKED(&w, !biased(&l));
+	ck_assert_msg(stays_out(&w), "writer entered while way %d held a fast read", _i);
+	atomic_store(slot, NULL);
+	ck_assert_int_eq(actor_finish(&w), 0);
+}
+END_TEST
+
+START_TEST(full_cell_is_a_collision_even_when_every_way_holds_the_same_lock)
+{
+	uintptr_t cookie, seen;
+	vr_slot_t *home;
+
+	pin_here();
+	enable_bias(&l);
+	home = vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(&l));
+	/* Other threads, preempted inside their reads of l. */
+	atomic_store(home, token_of(&l));
+	fill_other_ways(home, token_of(&l));
+	seen = word_of(&l);
+	ck_assert_int_eq(rd_lock(&l, &cookie, NULL), 0);
+	ck_assert_uint_eq(cookie, 0); /* slow path */
+	ck_assert_int_eq(bravo_miss_cause(&l.b, VR_SHARED, seen), BRAVO_MISS_COLLISION);
+	rd_unlock(&l, cookie);
+	atomic_store(home, NULL);
+	fill_other_ways(home, NULL);
+	/* With a way free again, a reader that misses lost a race. */
+	ck_assert_int_eq(bravo_miss_cause(&l.b, VR_SHARED, seen), BRAVO_MISS_LOST_RACE);
+	ck_assert(idle(&l));
+}
+END_TEST
+
 /* ------------------------------------------------------------- collision */
 
 START_TEST(slot_collision_falls_back_to_slow_path)
@@ -849,6 +1030,7 @@ START_TEST(slot_collision_falls_back_to_slow_path)
 	uintptr_t ca, cb;
 	vr_slot_t *slot;
 
+	pin_here();
 	ck_assert(vr_table_init(0));
 	slots = vr_table_slots();
 	/* slots + 1 locks: two of them must share a slot for this thread. */
@@ -873,6 +1055,7 @@ START_TEST(slot_collision_falls_back_to_slow_path)
 	ck_assert_ptr_nonnull(b);
 	slot = vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(a));
 	ck_assert_ptr_eq(slot, vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(b)));
+	fill_other_ways(slot, FOREIGN_TOKEN); /* (2D) the rest of the cell is taken */
 	ca = fast_read(a);
 	ck_assert_uint_eq(ca, (uintptr_t)slot);
 	ck_assert_int_eq(rd_lock(b, &cb, NULL), 0);
@@ -887,6 +1070,7 @@ START_TEST(slot_collision_falls_back_to_slow_path)
 	wr_unlock(b);
 	rd_unlock(a, ca);
 	ck_assert_ptr_null(atomic_load(slot));
+	fill_other_ways(slot, NULL);
 	ck_assert(idle(a));
 	ck_assert(idle(b));
 	free(first);
@@ -1002,23 +1186,33 @@ static uint32_t rows_expected(void)
 	return rows;
 }
 
-START_TEST(table_2d_has_one_row_of_256_slots_per_cpu)
+START_TEST(table_2d_has_one_row_of_256_cells_of_the_ways_per_cpu)
 {
 	ck_assert(vr_table_init(0));
 	ck_assert_uint_eq(table()->layout, VR_2D);
 	ck_assert_uint_eq(vr_table_rows(), rows_expected());
-	ck_assert_uint_eq(vr_table_slots(), rows_expected() * VR_COLUMNS);
+	ck_assert_uint_eq(vr_table_ways(), vr_ways);
+	ck_assert_uint_eq(vr_table_slots(), rows_expected() * VR_COLUMNS * vr_ways);
 }
 END_TEST
 
 START_TEST(table_2d_ignores_the_1d_size)
 {
 	ck_assert(vr_table_init(1u << 16));
-	ck_assert_uint_eq(vr_table_slots(), rows_expected() * VR_COLUMNS);
+	ck_assert_uint_eq(vr_table_slots(), rows_expected() * VR_COLUMNS * vr_ways);
 }
 END_TEST
 
-START_TEST(revocation_in_2d_scans_one_slot_per_row)
+START_TEST(table_2d_rounds_the_ways_up_to_a_power_of_two)
+{
+	vr_ways = 5;
+	ck_assert(vr_table_init(0));
+	ck_assert_uint_eq(vr_table_ways(), 8);
+	ck_assert_uint_eq(vr_table_slots(), rows_expected() * VR_COLUMNS * 8);
+}
+END_TEST
+
+START_TEST(revocation_in_2d_scans_one_cell_per_row)
 {
 	uintptr_t cookie;
 
@@ -1029,7 +1223,7 @@ START_TEST(revocation_in_2d_scans_one_slot_per_row)
 	slots_scanned = 0;
 	ck_assert_int_eq(wr_lock(&l, false, NULL), 0);
 	ck_assert(!biased(&l));
-	ck_assert_uint_eq(slots_scanned, vr_table_rows());
+	ck_assert_uint_eq(slots_scanned, vr_table_rows() * vr_table_ways());
 	wr_unlock(&l);
 	lock_event_count = NULL;
 }
@@ -1048,7 +1242,7 @@ START_TEST(writer_in_2d_waits_for_fast_reader_of_another_row)
 	if (t->row_mask == 0)
 		return; /* one row: nothing to show (single-CPU machine) */
 	/* A reader that migrated: its slot is in a row that is not this CPU's. */
-	other = &t->slot[(((cookie - (uintptr_t)t->slot) / sizeof(vr_slot_t)) ^ VR_COLUMNS) & t->mask];
+	other = &t->slot[(slot_index(cookie) ^ (size_t)VR_COLUMNS << t->way_bits) & t->mask];
 	atomic_store(other, token_of(&l));
 	start_writer(&w, &l);
 	usleep(50000);
@@ -1408,6 +1602,9 @@ START_TEST(adaptive_penalty_keeps_the_classic_window_as_its_floor)
 }
 END_TEST
 
+/* Which table the suite runs over: 1D, 2D with ways, or the paper's 2D (one way). */
+enum table_run { RUN_1D, RUN_2D, RUN_2D_ONE_WAY };
+static enum table_run table_run = RUN_1D;
 static bool run_1d = true;
 
 /* ----------------------------------------- a table of each lock's own */
@@ -1477,11 +1674,25 @@ static Suite *bravo_suite(void)
 	tc = lock_tcase(s, "table");
 	tcase_add_test(tc, vr_table_is_absent_until_initialized);
 	if (!run_1d) {
-		tcase_add_test(tc, table_2d_has_one_row_of_256_slots_per_cpu);
+		tcase_add_test(tc, table_2d_has_one_row_of_256_cells_of_the_ways_per_cpu);
 		tcase_add_test(tc, table_2d_ignores_the_1d_size);
-		tcase_add_test(tc, revocation_in_2d_scans_one_slot_per_row);
+		tcase_add_test(tc, table_2d_rounds_the_ways_up_to_a_power_of_two);
+		tcase_add_test(tc, revocation_in_2d_scans_one_cell_per_row);
 		tcase_add_test(tc, writer_in_2d_waits_for_fast_reader_of_another_row);
 		tcase_add_test(tc, concurrent_vr_table_inits_publish_one_table);
+		tc = lock_tcase(s, "collision");
+		tcase_add_test(tc, slot_collision_falls_back_to_slow_path);
+		tcase_add_test(tc, full_cell_is_a_collision_even_when_every_way_holds_the_same_lock);
+		tc = lock_tcase(s, "fast_path");
+		tcase_add_test(tc, fast_reader_and_slow_reader_share_the_lock);
+		if (table_run == RUN_2D_ONE_WAY)
+			return s; /* the rest does not depend on the ways */
+		tc = lock_tcase(s, "ways");
+		tcase_add_test(tc, busy_home_way_sends_the_reader_to_another_way_of_its_cell);
+		tcase_add_test(tc, full_cell_sends_the_reader_to_its_locks_cell_in_another_row);
+		tcase_add_test(tc, second_fast_read_by_the_same_thread_takes_another_way);
+		tcase_add_loop_test(tc, writer_waits_for_a_fast_reader_in_any_way_of_the_cell, 0,
+				    VR_WAYS_DEFAULT);
 		goto common;
 	}
 	tcase_add_test(tc, vr_table_rounds_slot_count_up_to_power_of_two);
@@ -1522,7 +1733,8 @@ common:
 	tcase_add_test(tc, first_slow_read_enables_bias);
 	tcase_add_test(tc, read_with_bias_set_takes_fast_path_in_own_slot);
 	tcase_add_test(tc, read_trylock_with_bias_set_takes_fast_path);
-	tcase_add_test(tc, fast_reader_and_slow_reader_share_the_lock);
+	if (run_1d) /* (2D: above) */
+		tcase_add_test(tc, fast_reader_and_slow_reader_share_the_lock);
 	tcase_add_test(tc, timed_read_takes_fast_path_even_at_past_deadline);
 
 	tc = lock_tcase(s, "write_fast_path");
@@ -1552,7 +1764,7 @@ common:
 	tcase_add_test(tc, slow_read_reenables_bias_once_inhibition_window_ends);
 	tcase_add_test(tc, zero_word_is_not_inhibited);
 
-	if (run_1d) { /* needs the slot to stay put: 2D rows follow the CPU */
+	if (run_1d) { /* (2D: above, pinned to a CPU) */
 		tc = lock_tcase(s, "collision");
 		tcase_add_test(tc, slot_collision_falls_back_to_slow_path);
 	}
@@ -1563,7 +1775,8 @@ common:
 	tcase_add_test(tc, timed_draining_writer_times_out_and_leaves_lock_free_for_readers);
 	tcase_add_test(tc, zeroed_lock_ignores_slot_left_by_its_previous_life);
 	tcase_add_test(tc, tokens_differ_between_lives_of_a_lock);
-	if (run_1d) /* needs two fast readers at once: in 2D they may share a CPU's slot */
+	/* needs two fast readers at once: with one way they may share a CPU's slot */
+	if (table_run != RUN_2D_ONE_WAY)
 		tcase_add_test(tc, writer_tolerates_slots_released_on_their_readers_behalf);
 	tcase_add_test(tc, writer_holding_ba_behind_long_fast_read_sleeps);
 	tcase_add_test(tc, draining_writer_behind_long_fast_read_sleeps);
@@ -1594,5 +1807,10 @@ int main(void)
 	failed = run_suite(bravo_suite());
 	vr_layout = VR_2D;
 	run_1d = false;
+	table_run = RUN_2D;
+	failed |= run_suite(bravo_suite());
+	/* The paper's 2D layout (BRAVO_TABLE_WAYS=1): what depends on the ways. */
+	vr_ways = 1;
+	table_run = RUN_2D_ONE_WAY;
 	return run_suite(bravo_suite()) | failed;
 }

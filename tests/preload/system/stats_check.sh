@@ -54,7 +54,7 @@ LD_PRELOAD="$lib" "$prog" 2>"$tmp/err0" || bad "stats_test failed without statis
 # A malformed value: one line naming the variable and the default; the
 # program still runs, with the default.
 for setting in BRAVO_N=abc BRAVO_N=-1 BRAVO_TABLE_SIZE=1000 BRAVO_TABLE_SIZE=1024 \
-	BRAVO_SPIN=12x BRAVO_VERBOSE=2 BRAVO_STATS=maybe BRAVO_CHECK=-1 BRAVO_COHORT_NODES=0 \
+	BRAVO_TABLE_WAYS=0 BRAVO_TABLE_WAYS=3 BRAVO_TABLE_WAYS=128 BRAVO_SPIN=12x BRAVO_VERBOSE=2 BRAVO_STATS=maybe BRAVO_CHECK=-1 BRAVO_COHORT_NODES=0 \
 	BRAVO_COHORT_HANDOFF=many; do
 	name=${setting%%=*}
 	env "$setting" LD_PRELOAD="$lib" "$prog" 2>"$tmp/errm" || bad "$setting: the program failed"
@@ -66,6 +66,18 @@ done
 BRAVO_N=abc BRAVO_VERBOSE=1 LD_PRELOAD="$lib" "$prog" 2>"$tmp/errn"
 case $variant in
 bravo-*) grep -q "slowdown_n=9" "$tmp/errn" || bad "BRAVO_N=abc: start-up line does not show slowdown_n=9: $(cat "$tmp/errn")" ;;
+esac
+# The 2D table's ways: 8 by default, BRAVO_TABLE_WAYS otherwise, 3 refused.
+case $variant in
+bravo-*)
+	for ways in default:8 1:1 16:16 3:8; do
+		set -- ${ways%%:*}
+		[ "$1" = default ] && set --
+		env ${1:+BRAVO_TABLE_WAYS=$1} BRAVO_VERBOSE=1 LD_PRELOAD="$lib" "$prog" 2>"$tmp/errw" ||
+			bad "BRAVO_TABLE_WAYS=${1:-unset}: the program failed"
+		grep -q "table=2d .*table_ways=${ways#*:} " "$tmp/errw" ||
+			bad "BRAVO_TABLE_WAYS=${1:-unset}: start-up line does not show table_ways=${ways#*:}: $(cat "$tmp/errw")"
+	done ;;
 esac
 
 # A switch takes 1/0, yes/no, true/false, on/off in any case.
