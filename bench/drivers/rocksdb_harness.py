@@ -24,9 +24,21 @@ import subprocess
 import sys
 import tempfile
 
+import benchfig
 import bravo_plot
 import bravo_runner as runner
 import bravo_stats as stats
+
+# The lock each variant is judged against: the one it wraps (issue 34,
+# item 3b; benchfig.UNDERLYING).  BRAVO-BA's slow path is BA's, so BA,
+# not glibc, is the lock it must not fall below; BRAVO-pthread wraps
+# glibc's own rwlock.  Every other comparison with glibc is reported as
+# information, not judged.
+UNDERLYING = benchfig.UNDERLYING
+VERDICT_FIELDS = ['phase', 'threads', 'lock', 'baseline', 'role', 'rounds', 'lock_median',
+                  'baseline_median', 'glibc_median', 'ratio_median', 'ratio_low',
+                  'ratio_high', 'p', 'verdict']
+ALPHA = 0.05
 
 
 class Harness:
@@ -189,6 +201,86 @@ def figure(h, png, title, ylabel, series, libdir):
         bravo_plot.line_figure(png, title, 'threads', ylabel, series, styles)
     except bravo_plot.PlotError as e:
         h.die(str(e))
+
+
+def judged_pairs(locks):
+    """[(lock, baseline, role)] for the locks run: each variant of
+    UNDERLYING against its underlying lock ('target') when that ran too;
+    every other lock, and a variant whose target is not glibc, against
+    glibc ('information')."""
+    out = []
+    for lock in locks:
+        if lock == runner.BASELINE:
+            continue
+        target = UNDERLYING.get(lock)
+        if target is not None and target in locks:
+            out.append((lock, target, 'target'))
+        if target != runner.BASELINE and runner.BASELINE in locks:
+            out.append((lock, runner.BASELINE, 'information'))
+    return out
+
+
+def verdicts(rows, groups, value):
+    """The paired comparisons of judged_pairs, per group.  rows: the CSV's
+    dicts with 'rep' (the round: the locks of one rep ran interleaved) and
+    'lock'; groups: [(group fields {name: value}, its rows)]; value: the
+    column compared, higher is better.  Rows of VERDICT_FIELDS (and the
+    group's fields)."""
+    locks = in_order(r['lock'] for r in rows)
+    out = []
+    for fields, mine in groups:
+        runs = [{'round': r['rep'], 'lock': r['lock'], 'status': 'ok', 'value': v}
+                for r in mine for v in numbers([r[value]])]
+
+        def med(lock):
+            vals = [x['value'] for x in runs if x['lock'] == lock]
+            return '%.6g' % stats.median(vals) if vals else ''
+        for lock, baseline, role in judged_pairs(locks):
+            c = stats.compare(runs, lock, 'higher', ALPHA, baseline)
+            row = dict(fields, lock=lock, baseline=baseline, role=role, rounds=c['pairs'],
+                       lock_median=med(lock), baseline_median=med(baseline),
+                       glibc_median=med(runner.BASELINE), verdict=c['verdict'])
+            if c['pairs']:
+                row.update(ratio_median='%.4g' % c['ratio'],
+                           ratio_low='%.4g' % c['interval'][0],
+                           ratio_high='%.4g' % c['interval'][1], p='%.3g' % c['p'])
+            out.append(row)
+    return out
+
+
+def verdict_text(rows, keys):
+    """The verdict rows as an aligned table, then one line on the target:
+    no variant significantly slower than the lock it wraps."""
+    head = keys + ['lock', 'baseline', 'rounds', 'median', 'base median', 'glibc median', 'ratio',
+                   '95% interval', 'p', 'verdict', 'role']
+    table = [head]
+    for r in rows:
+        interval = '[%s, %s]' % (r['ratio_low'], r['ratio_high']) if r.get('ratio_low') else ''
+        table.append([str(r[k]) for k in keys] + [
+            r['lock'], r['baseline'], str(r['rounds']), r['lock_median'], r['baseline_median'],
+            r['glibc_median'], r.get('ratio_median', ''), interval, r.get('p', ''), r['verdict'],
+            r['role']])
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    lines = ['  '.join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table]
+    targets = [r for r in rows if r['role'] == 'target']
+    missed = [r for r in targets if r['verdict'] == 'slower']
+    unjudged = sorted({'%s (%s not run)' % (l, b) for l, b in UNDERLYING.items()
+                       if any(r['lock'] == l for r in rows) and
+                       not any(r['lock'] == l and r['role'] == 'target' for r in rows)})
+    what = ', '.join('%s against %s' % (l, b) for l, b in sorted(UNDERLYING.items()))
+    if not targets:
+        lines.append('target (%s): nothing to judge' % what)
+    elif missed:
+        lines.append('target (%s, never significantly slower): NOT MET: %s' % (what, '; '.join(
+            '%s/%s %s %.3g (p %s)' % (r['lock'], r['baseline'],
+                                      ' '.join('%s=%s' % (k, r[k]) for k in keys),
+                                      float(r['ratio_median']), r['p']) for r in missed)))
+    else:
+        lines.append('target (%s, never significantly slower): met in all %d cells'
+                     % (what, len(targets)))
+    if unjudged:
+        lines.append('not judged: %s' % ', '.join(unjudged))
+    return '\n'.join(lines) + '\n'
 
 
 def show_table(path):

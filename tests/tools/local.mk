@@ -38,13 +38,14 @@ tools_tests += tests/tools/cli-check
 tools_tests += tests/tools/license-check
 
 # The benchmark programs and their drivers: every program under glibc and
-# every variant, briefly (smoke); the figure sweep, the no-harm sweep and
-# the native-lock table on short settings; the instruction-count loop.
-# native-check is skipped (77) when configure --disable-native-bench left
-# the program out.
+# every variant, briefly (smoke); the figure sweep, the no-harm sweep, the
+# scale sweep (--quick) and the native-lock table on short settings; the
+# instruction-count loop.  native-check is skipped (77) when configure
+# --disable-native-bench left the program out.
 tools_tests += tests/tools/bench/smoke-check tests/tools/bench/sweep-check \
 	tests/tools/bench/noharm-check tests/tools/bench/native-check \
-	tests/tools/bench/pairloop-check tests/tools/bench/table-sweep-check
+	tests/tools/bench/pairloop-check tests/tools/bench/table-sweep-check \
+	tests/tools/bench/scale-check
 
 # The RocksDB harnesses, on fakes and on the real db_bench/hash_table_bench.
 tools_tests += \
