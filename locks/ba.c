@@ -169,17 +169,27 @@ int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *d
 	/* Relaxed loads of rin here: only the acq_rel CAS below takes the lock. */
 	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 	uint64_t slept = 0;
-	unsigned spins = 0, yields = 0;
+	unsigned spins = 0, yields = 0, watches = 0;
 
 	for (;;) {
 		uint32_t seq;
+		uint32_t n;
 
+		/*
+		 * Hold back (ba.h): readers inside that cannot all be running,
+		 * or that did not all leave within a spin (so one of them is
+		 * not running): let them run first (wait.h).  Watches are
+		 * bounded too: a steady stream of readers may keep the count
+		 * from reaching 0 at the CAS.
+		 */
+		if (!(v & BA_PRES) && readers && watches <= WAIT_DEFER_YIELDS &&
+		    (n = readers(arg)) != 0 &&
+		    (!wait_spin_pays(n) || (watches++, !wait_spin_none(readers, arg))) &&
+		    wait_defer(&yields)) {
+			v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+			continue;
+		}
 		if (!(v & BA_PRES)) {
-			/* More readers inside than can be running: let them run first (wait.h). */
-			if (readers && !wait_spin_pays(readers(arg)) && wait_defer(&yields)) {
-				v = atomic_load_explicit(&l->rin, memory_order_relaxed);
-				continue;
-			}
 			/* acq_rel: after the last writer's leave; readers see the phase. */
 			if (atomic_compare_exchange_weak_explicit(&l->rin, &v,
 								  ba_rin_announced(v) | slept,

@@ -61,16 +61,18 @@
  * the leaver's wake from being lost.
  *
  * Holding back (more threads than CPUs): a writer that finds no writer
- * present but more readers inside than CPUs (so at least one of them is
- * preempted) does not announce at once: it yields its CPU, up to
+ * present but readers inside that are not all running (more of them than
+ * CPUs, or fewer that do not all leave within one spin of BRAVO_SPIN
+ * pauses) does not announce at once: it yields its CPU, up to
  * WAIT_DEFER_YIELDS (4) times, while readers go on entering, and then
- * announces anyway (or at once when the count drops).  Announcing would
+ * announces anyway (or at once when none is inside).  Each look spins at
+ * most once, at most 5 looks.  Announcing would
  * shut out every new reader until the preempted ones have run again, a
  * time slice, and with 16 threads on 2 CPUs that was nearly always (ba
  * at 0.04x glibc: results/README.md, "Waiting").  The guarantees above
  * are about announced writers and hold unchanged; what changes is that a
- * writer's announcement may come up to four yields after its call, and
- * only while the readers inside outnumber the CPUs.  The protocol is
+ * writer's announcement may come up to four yields and five spins after
+ * its call, and only while readers are inside.  The protocol is
  * untouched (a writer that has not yet announced is simply late; models/
  * ba.pml's writers may already be delayed before their CAS for ever).
  * Per-CPU holds back before its first sub-lock only, over all of them.

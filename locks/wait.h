@@ -25,9 +25,11 @@
  * waiter: fewer of them than the CPUs this process may use
  * (wait_spin_pays).  Otherwise some are preempted, the wait lasts until
  * the scheduler runs them, and the spin only burns the slice they need:
- * park at once.  And a BA writer that finds more readers inside than CPUs
- * yields to them a few times before it shuts new readers out
- * (wait_defer, ba.h "Holding back").  BRAVO_SPIN bounds each spin.
+ * park at once.  And a BA or Cohort-RW writer that finds readers inside
+ * that are not all running (more than CPUs, or not all gone after one
+ * spin: wait_spin_none) yields to them a few times before it shuts new
+ * readers out (wait_defer, ba.h "Holding back").  BRAVO_SPIN bounds each
+ * spin.
  */
 #ifndef LIBBRAVO_WAIT_H
 #define LIBBRAVO_WAIT_H
@@ -221,6 +223,23 @@ static inline bool wait_spin_pays(uint32_t threads)
  * entering meanwhile.  Returns true if the caller should look again.
  */
 #define WAIT_DEFER_YIELDS 4
+
+/*
+ * Spin (wait_spin_budget pauses at most) until count(arg) is 0; true if
+ * it got there.  A writer holding back watches whether the few readers
+ * inside, which could be running, are: if they do not all leave within
+ * the spin, one of them is not, and the writer yields instead of
+ * shutting the others out behind it.
+ */
+static inline bool wait_spin_none(uint32_t (*count)(const void *), const void *arg)
+{
+	for (unsigned i = 0; i < wait_spin_budget; i++) {
+		if (count(arg) == 0)
+			return true;
+		cpu_relax();
+	}
+	return count(arg) == 0;
+}
 
 static inline bool wait_defer(unsigned *yields)
 {
