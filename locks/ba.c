@@ -164,7 +164,7 @@ int ba_read_unlock_wake(struct ba_lock *l)
  * again before its deadline can end the wait.
  */
 int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl,
-		   uint32_t (*readers)(const void *), const void *arg)
+		   const struct wait_readers *readers, const void *arg)
 {
 	/* Relaxed loads of rin here: only the acq_rel CAS below takes the lock. */
 	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
@@ -177,14 +177,13 @@ int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *d
 
 		/*
 		 * Hold back (ba.h): readers inside that cannot all be running,
-		 * or that did not all leave within a spin (so one of them is
-		 * not running): let them run first (wait.h).  Watches are
-		 * bounded too: a steady stream of readers may keep the count
-		 * from reaching 0 at the CAS.
+		 * or of which none left within a spin (so the one we would wait
+		 * for is not running): let them run first (wait.h).  Watches
+		 * are bounded too, each one spin.
 		 */
 		if (!(v & BA_PRES) && readers && watches <= WAIT_DEFER_YIELDS &&
-		    (n = readers(arg)) != 0 &&
-		    (!wait_spin_pays(n) || (watches++, !wait_spin_none(readers, arg))) &&
+		    (n = readers->inside(arg)) != 0 &&
+		    (!wait_spin_pays(n) || (watches++, !wait_spin_progress(readers, arg))) &&
 		    wait_defer(&yields)) {
 			v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 			continue;
@@ -280,12 +279,21 @@ uint32_t ba_readers_of(const void *l)
 	return ba_readers_in(b, atomic_load_explicit(&b->rin, memory_order_relaxed));
 }
 
+uint32_t ba_departed_of(const void *l)
+{
+	struct ba_lock *b = (struct ba_lock *)l;
+
+	return ba_rout_count(atomic_load_explicit(&b->rout, memory_order_relaxed));
+}
+
+static const struct wait_readers ba_readers = { ba_readers_of, ba_departed_of };
+
 int ba_write_lock_marking(struct ba_lock *l, const struct deadline *dl)
 {
 	const void *pending = wait_writer_pending_get();
 	uint32_t ticket;
 
-	if (ba_write_begin(l, &ticket, dl, ba_readers_of, l))
+	if (ba_write_begin(l, &ticket, dl, &ba_readers, l))
 		return ETIMEDOUT;
 	/* Holding the writer side: a handler's read on this thread gets in (wait.h). */
 	wait_writer_pending_set(l);

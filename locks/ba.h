@@ -62,7 +62,7 @@
  *
  * Holding back (more threads than CPUs): a writer that finds no writer
  * present but readers inside that are not all running (more of them than
- * CPUs, or fewer that do not all leave within one spin of BRAVO_SPIN
+ * CPUs, or fewer of which none leaves within one spin of BRAVO_SPIN
  * pauses) does not announce at once: it yields its CPU, up to
  * WAIT_DEFER_YIELDS (4) times, while readers go on entering, and then
  * announces anyway (or at once when none is inside).  Each look spins at
@@ -207,14 +207,15 @@ int ba_write_lock_marking(struct ba_lock *l, const struct deadline *dl);
  * ba_write_begin takes the writer side and starts the writer phase (0 or
  * ETIMEDOUT; *ticket is what to wait for), ba_write_wait waits for the
  * readers admitted before it (0, or ETIMEDOUT with the phase still in force:
- * then call ba_write_unlock).  readers: NULL, or the count of readers
- * inside (ba_readers_of l, or of a whole Per-CPU lock) by which
- * ba_write_begin holds back its announcement (see above).
+ * then call ba_write_unlock).  readers: NULL, or the readers (of l,
+ * or of a whole Per-CPU lock, at arg) by which ba_write_begin holds back
+ * its announcement (see above).
  */
 int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl,
-		   uint32_t (*readers)(const void *), const void *arg);
-/* Readers arrived at l (a struct ba_lock) and not departed: a racy snapshot. */
+		   const struct wait_readers *readers, const void *arg);
+/* Of l (a struct ba_lock), racy snapshots: readers arrived and not departed; departures. */
 uint32_t ba_readers_of(const void *l);
+uint32_t ba_departed_of(const void *l);
 int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl);
 /* A leaving writer found sleepers (old: rin before its leave): wake them. */
 void ba_write_unlock_wake(struct ba_lock *l, uint64_t old);

@@ -124,6 +124,19 @@ static uint32_t readers_inside_of(const void *l)
 	return readers_inside((struct cohort_rw *)l);
 }
 
+/* Departures over every node (a sum, modulo 2^32): a racy snapshot. */
+static uint32_t readers_departed_of(const void *arg)
+{
+	const struct cohort_rw *l = arg;
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < l->global.nnodes; i++)
+		n += atomic_load_explicit(&l->node[i].ri.egress, memory_order_relaxed) & ~COHORT_WPARK;
+	return n;
+}
+
+static const struct wait_readers cohort_readers = { readers_inside_of, readers_departed_of };
+
 /* A guest waits by polling (cohort.h): spin, then sleep up to 1 ms. */
 static int read_guest_wait(struct cohort_rw *l, unsigned node, const struct deadline *dl)
 {
@@ -635,8 +648,8 @@ static int write_lock_waiting(struct cohort_rw *l, unsigned node, const struct d
 		break; /* WACTIVE stayed set; the drain finds only guests, if any */
 	default:
 		/*
-		 * Readers inside that cannot all be running, or that do not all
-		 * leave within a spin: one of them is preempted, and shutting
+		 * Readers inside that cannot all be running, or of which none
+		 * leaves within a spin: one of them is preempted, and shutting
 		 * readers out now would stop them all until it runs again.
 		 * Yield to them a few times first, as a BA writer does (ba.h,
 		 * "Holding back"; wait.h); we hold the writers' mutex, so no
@@ -644,7 +657,7 @@ static int write_lock_waiting(struct cohort_rw *l, unsigned node, const struct d
 		 */
 		for (unsigned yields = 0, n;
 		     (n = readers_inside(l)) != 0 &&
-		     (!wait_spin_pays(n) || !wait_spin_none(readers_inside_of, l)) &&
+		     (!wait_spin_pays(n) || !wait_spin_progress(&cohort_readers, l)) &&
 		     wait_defer(&yields);)
 			;
 		writer_activate(l);

@@ -24,8 +24,8 @@ int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl)
 	return percpu_write_lock_named(l, dl, NULL, 0);
 }
 
-/* Readers arrived at every sub-lock and not departed: a racy snapshot. */
-static uint32_t percpu_readers(const void *arg)
+/* Over every sub-lock, racy snapshots: readers inside; departures (a sum, modulo 2^32). */
+static uint32_t percpu_inside(const void *arg)
 {
 	const struct percpu_lock *l = arg;
 	uint32_t n = 0;
@@ -34,6 +34,18 @@ static uint32_t percpu_readers(const void *arg)
 		n += ba_readers_of(&l->sub[i].ba);
 	return n;
 }
+
+static uint32_t percpu_departed(const void *arg)
+{
+	const struct percpu_lock *l = arg;
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < l->nsub; i++)
+		n += ba_departed_of(&l->sub[i].ba);
+	return n;
+}
+
+static const struct wait_readers percpu_readers = { percpu_inside, percpu_departed };
 
 int percpu_write_lock_named(struct percpu_lock *l, const struct deadline *dl, int *name, int id)
 {
@@ -44,7 +56,7 @@ int percpu_write_lock_named(struct percpu_lock *l, const struct deadline *dl, in
 		uint32_t ticket;
 
 		/* Only the first may hold back (ba.h): later ones would keep readers out meanwhile. */
-		if (ba_write_begin(&l->sub[i].ba, &ticket, dl, i == 0 ? percpu_readers : NULL, l))
+		if (ba_write_begin(&l->sub[i].ba, &ticket, dl, i == 0 ? &percpu_readers : NULL, l))
 			goto timeout;
 		atomic_store_explicit(&l->sub[i].wticket, ticket, memory_order_relaxed);
 		/*

@@ -26,8 +26,8 @@
  * (wait_spin_pays).  Otherwise some are preempted, the wait lasts until
  * the scheduler runs them, and the spin only burns the slice they need:
  * park at once.  And a BA or Cohort-RW writer that finds readers inside
- * that are not all running (more than CPUs, or not all gone after one
- * spin: wait_spin_none) yields to them a few times before it shuts new
+ * that are not all running (more than CPUs, or none leaving within one
+ * spin: wait_spin_progress) yields to them a few times before it shuts new
  * readers out (wait_defer, ba.h "Holding back").  BRAVO_SPIN bounds each
  * spin.
  */
@@ -224,21 +224,31 @@ static inline bool wait_spin_pays(uint32_t threads)
  */
 #define WAIT_DEFER_YIELDS 4
 
+/* A lock's readers as a holding-back writer sees them (racy snapshots). */
+struct wait_readers {
+	uint32_t (*inside)(const void *lock);   /* arrived and not departed */
+	uint32_t (*departed)(const void *lock); /* departures so far, modulo any power of 2 */
+};
+
 /*
- * Spin (wait_spin_budget pauses at most) until count(arg) is 0; true if
- * it got there.  A writer holding back watches whether the few readers
- * inside, which could be running, are: if they do not all leave within
- * the spin, one of them is not, and the writer yields instead of
- * shutting the others out behind it.
+ * Spin (wait_spin_budget pauses at most) until no reader is inside or
+ * one departs; true if either happened.  A writer holding back watches
+ * whether the few readers inside, which could all be running, are: if
+ * none leaves within the spin, the one it waits for is not running, and
+ * the writer yields instead of shutting the others out behind it.  A
+ * departure, not a count of 0, is the sign of progress: running readers
+ * that leave and come back may keep the count from ever being 0.
  */
-static inline bool wait_spin_none(uint32_t (*count)(const void *), const void *arg)
+static inline bool wait_spin_progress(const struct wait_readers *r, const void *lock)
 {
+	uint32_t d = r->departed(lock);
+
 	for (unsigned i = 0; i < wait_spin_budget; i++) {
-		if (count(arg) == 0)
+		if (r->inside(lock) == 0 || r->departed(lock) != d)
 			return true;
 		cpu_relax();
 	}
-	return count(arg) == 0;
+	return r->inside(lock) == 0 || r->departed(lock) != d;
 }
 
 static inline bool wait_defer(unsigned *yields)

@@ -237,17 +237,30 @@ START_TEST(defer_is_bounded)
 }
 END_TEST
 
-static uint32_t count_of(const void *arg)
+/* A fake lock: [0] readers inside, [1] departures; each look at [1] bumps [2]. */
+static uint32_t fake_inside(const void *arg)
 {
-	return atomic_load_explicit((_Atomic uint32_t *)arg, memory_order_relaxed);
+	return atomic_load_explicit(&((_Atomic uint32_t *)arg)[0], memory_order_relaxed);
 }
 
-START_TEST(spin_none_sees_zero_and_gives_up_otherwise)
+static uint32_t fake_departed(const void *arg)
 {
-	_Atomic uint32_t zero = 0, one = 1;
+	_Atomic uint32_t *f = (_Atomic uint32_t *)arg;
 
-	ck_assert(wait_spin_none(count_of, (const void *)&zero));
-	ck_assert(!wait_spin_none(count_of, (const void *)&one));
+	/* A reader that leaves on the third look (and another arrives): progress. */
+	if (atomic_fetch_add_explicit(&f[2], 1, memory_order_relaxed) == 2 && f[3])
+		atomic_fetch_add_explicit(&f[1], 1, memory_order_relaxed);
+	return atomic_load_explicit(&f[1], memory_order_relaxed);
+}
+
+START_TEST(spin_progress_sees_none_inside_or_a_departure)
+{
+	static const struct wait_readers r = { fake_inside, fake_departed };
+	_Atomic uint32_t none[4] = { 0, 7, 0, 0 }, stuck[4] = { 1, 7, 0, 0 }, moving[4] = { 1, 7, 0, 1 };
+
+	ck_assert(wait_spin_progress(&r, (const void *)none));
+	ck_assert(!wait_spin_progress(&r, (const void *)stuck));
+	ck_assert(wait_spin_progress(&r, (const void *)moving));
 }
 END_TEST
 
@@ -278,7 +291,7 @@ static Suite *wait_suite(void)
 	tcase_add_test(tc, cpus_are_the_affinity_mask);
 	tcase_add_test(tc, spin_pays_only_with_fewer_threads_than_cpus);
 	tcase_add_test(tc, defer_is_bounded);
-	tcase_add_test(tc, spin_none_sees_zero_and_gives_up_otherwise);
+	tcase_add_test(tc, spin_progress_sees_none_inside_or_a_departure);
 	return s;
 }
 
