@@ -24,11 +24,18 @@ static _Atomic uint32_t *rin_whalf(struct ba_lock *l)
 #endif
 }
 
-/* Readers arrived and not departed (holding, or waiting behind a writer phase). */
+/*
+ * Readers arrived and not departed (holding, or waiting behind a writer
+ * phase), for the waiting policy.  rout is read after rin, so readers
+ * that came and went in between can make the difference negative: 0.
+ */
 static uint32_t ba_readers_in(struct ba_lock *l, uint64_t rin)
 {
-	return (ba_rin_count(rin) - ba_rout_count(atomic_load_explicit(&l->rout, memory_order_relaxed))) &
-	       BA_COUNT_MASK;
+	uint32_t n = (ba_rin_count(rin) -
+		      ba_rout_count(atomic_load_explicit(&l->rout, memory_order_relaxed))) &
+		     BA_COUNT_MASK;
+
+	return n < (BA_COUNT_MASK >> 1) ? n : 0;
 }
 
 /*
