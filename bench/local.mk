@@ -50,3 +50,6 @@ noinst_PROGRAMS += bench/pairloop
 bench_pairloop_SOURCES = bench/pairloop.c
 bench_pairloop_LDADD = bench/libbench.la -lm
 dist_noinst_SCRIPTS += bench/drivers/icount
+
+# A/B rounds across two builds of a variant (results/README.md, "Waiting").
+dist_noinst_SCRIPTS += bench/drivers/ab-builds

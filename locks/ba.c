@@ -25,6 +25,20 @@ static _Atomic uint32_t *rin_whalf(struct ba_lock *l)
 }
 
 /*
+ * Readers arrived and not departed (holding, or waiting behind a writer
+ * phase), for the waiting policy.  rout is read after rin, so readers
+ * that came and went in between can make the difference negative: 0.
+ */
+static uint32_t ba_readers_in(struct ba_lock *l, uint64_t rin)
+{
+	uint32_t n = (ba_rin_count(rin) -
+		      ba_rout_count(atomic_load_explicit(&l->rout, memory_order_relaxed))) &
+		     BA_COUNT_MASK;
+
+	return n < (BA_COUNT_MASK >> 1) ? n : 0;
+}
+
+/*
  * Spin while the writer phase wphase is in force; true if it ended.
  * Relaxed: the caller re-reads rin with acquire before it enters.
  */
@@ -84,7 +98,11 @@ static int ba_read_wait(struct ba_lock *l, uint64_t wphase, const struct deadlin
 
 		if ((v & BA_WPHASE) != wphase)
 			return 0;
-		if (ba_spin_phase(l, wphase))
+		/*
+		 * Spin only while every reader arrived (this one too) and the
+		 * writer can be running (wait.h, wait_spin_pays).
+		 */
+		if (wait_spin_pays(ba_readers_in(l, v)) && ba_spin_phase(l, wphase))
 			continue;
 		/*
 		 * Relaxed: the mark and the leave are RMWs of rin, so the leave
@@ -152,16 +170,31 @@ int ba_read_unlock_wake(struct ba_lock *l)
  * (a wake goes to a thread still parked): a woken writer always tries
  * again before its deadline can end the wait.
  */
-int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl)
+int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl,
+		   const struct wait_readers *readers, const void *arg)
 {
 	/* Relaxed loads of rin here: only the acq_rel CAS below takes the lock. */
 	uint64_t v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 	uint64_t slept = 0;
-	unsigned spins = 0;
+	unsigned spins = 0, yields = 0, watches = 0;
 
 	for (;;) {
 		uint32_t seq;
+		uint32_t n;
 
+		/*
+		 * Hold back (ba.h): readers inside that cannot all be running,
+		 * or of which none left within a spin (so the one we would wait
+		 * for is not running): let them run first (wait.h).  Watches
+		 * are bounded too, each one spin.
+		 */
+		if (!(v & BA_PRES) && readers && watches <= WAIT_DEFER_YIELDS &&
+		    (n = readers->inside(arg)) != 0 &&
+		    (!wait_spin_pays(n) || (watches++, !wait_spin_progress(readers, arg))) &&
+		    wait_defer(&yields)) {
+			v = atomic_load_explicit(&l->rin, memory_order_relaxed);
+			continue;
+		}
 		if (!(v & BA_PRES)) {
 			/* acq_rel: after the last writer's leave; readers see the phase. */
 			if (atomic_compare_exchange_weak_explicit(&l->rin, &v,
@@ -173,7 +206,8 @@ int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *d
 			}
 			continue;
 		}
-		if (spins < wait_spin_budget) {
+		/* The writer inside, and the readers, can all be running: spin. */
+		if (spins < wait_spin_budget && wait_spin_pays(ba_readers_in(l, v) + 1)) {
 			spins++;
 			cpu_relax();
 			v = atomic_load_explicit(&l->rin, memory_order_relaxed);
@@ -224,7 +258,9 @@ int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)
 	while (!ba_drained(l, ticket)) {
 		uint32_t v = atomic_load_explicit(&l->rout, memory_order_relaxed);
 
-		if (wait_spin(&l->rout, ~BA_WPARK, v))
+		/* Spin only while the readers still inside can all be running. */
+		if (wait_spin_pays((ticket - ba_rout_count(v)) & BA_COUNT_MASK) &&
+		    wait_spin(&l->rout, ~BA_WPARK, v))
 			continue;
 		/*
 		 * Set WPARK, then re-check the count in the value we park on.
@@ -243,12 +279,28 @@ int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl)
 	return 0;
 }
 
+uint32_t ba_readers_of(const void *l)
+{
+	struct ba_lock *b = (struct ba_lock *)l;
+
+	return ba_readers_in(b, atomic_load_explicit(&b->rin, memory_order_relaxed));
+}
+
+uint32_t ba_departed_of(const void *l)
+{
+	struct ba_lock *b = (struct ba_lock *)l;
+
+	return ba_rout_count(atomic_load_explicit(&b->rout, memory_order_relaxed));
+}
+
+static const struct wait_readers ba_readers = { ba_readers_of, ba_departed_of };
+
 int ba_write_lock_marking(struct ba_lock *l, const struct deadline *dl)
 {
 	const void *pending = wait_writer_pending_get();
 	uint32_t ticket;
 
-	if (ba_write_begin(l, &ticket, dl))
+	if (ba_write_begin(l, &ticket, dl, &ba_readers, l))
 		return ETIMEDOUT;
 	/* Holding the writer side: a handler's read on this thread gets in (wait.h). */
 	wait_writer_pending_set(l);

@@ -60,8 +60,26 @@
  * clear also meet on rin: see ba_write_begin (ba.c) for why that keeps
  * the leaver's wake from being lost.
  *
+ * Holding back (more threads than CPUs): a writer that finds no writer
+ * present but readers inside that are not all running (more of them than
+ * CPUs, or fewer of which none leaves within one spin of BRAVO_SPIN
+ * pauses) does not announce at once: it yields its CPU, up to
+ * WAIT_DEFER_YIELDS (4) times, while readers go on entering, and then
+ * announces anyway (or at once when none is inside).  Each look spins at
+ * most once, at most 5 looks.  Announcing would
+ * shut out every new reader until the preempted ones have run again, a
+ * time slice, and with 16 threads on 2 CPUs that was nearly always (ba
+ * at 0.04x glibc: results/README.md, "Waiting").  The guarantees above
+ * are about announced writers and hold unchanged; what changes is that a
+ * writer's announcement may come up to four yields and five spins after
+ * its call, and only while readers are inside.  The protocol is
+ * untouched (a writer that has not yet announced is simply late; models/
+ * ba.pml's writers may already be delayed before their CAS for ever).
+ * Per-CPU holds back before its first sub-lock only, over all of them.
+ *
  * Waiting readers, waiting writers and the draining writer spin briefly
- * and then park on a futex (wait.h) instead of the MCS queues of PF-Q: in user space a parked
+ * only while that can pay (wait.h, wait_spin_pays: fewer threads in the
+ * wait than CPUs), and then park on a futex (wait.h) instead of the MCS queues of PF-Q: in user space a parked
  * waiter must be woken through the kernel anyway, and a futex word lets a
  * timed waiter leave without unlinking a queue node.  Readers park on the
  * 32-bit writer half of rin, which arriving readers never change.  A reader
@@ -189,9 +207,15 @@ int ba_write_lock_marking(struct ba_lock *l, const struct deadline *dl);
  * ba_write_begin takes the writer side and starts the writer phase (0 or
  * ETIMEDOUT; *ticket is what to wait for), ba_write_wait waits for the
  * readers admitted before it (0, or ETIMEDOUT with the phase still in force:
- * then call ba_write_unlock).
+ * then call ba_write_unlock).  readers: NULL, or the readers (of l,
+ * or of a whole Per-CPU lock, at arg) by which ba_write_begin holds back
+ * its announcement (see above).
  */
-int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl);
+int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *dl,
+		   const struct wait_readers *readers, const void *arg);
+/* Of l (a struct ba_lock), racy snapshots: readers arrived and not departed; departures. */
+uint32_t ba_readers_of(const void *l);
+uint32_t ba_departed_of(const void *l);
 int ba_write_wait(struct ba_lock *l, uint32_t ticket, const struct deadline *dl);
 /* A leaving writer found sleepers (old: rin before its leave): wake them. */
 void ba_write_unlock_wake(struct ba_lock *l, uint64_t old);

@@ -109,6 +109,34 @@ bool cohort_rw_read_guest(struct cohort_rw *l, unsigned node)
 	return false;
 }
 
+/* Readers inside, over every node (a racy snapshot): what the policy counts (wait.h). */
+static uint32_t readers_inside(struct cohort_rw *l)
+{
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < l->global.nnodes; i++)
+		n += cohort_rw_readers_present(l, i);
+	return n;
+}
+
+static uint32_t readers_inside_of(const void *l)
+{
+	return readers_inside((struct cohort_rw *)l);
+}
+
+/* Departures over every node (a sum, modulo 2^32): a racy snapshot. */
+static uint32_t readers_departed_of(const void *arg)
+{
+	const struct cohort_rw *l = arg;
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < l->global.nnodes; i++)
+		n += atomic_load_explicit(&l->node[i].ri.egress, memory_order_relaxed) & ~COHORT_WPARK;
+	return n;
+}
+
+static const struct wait_readers cohort_readers = { readers_inside_of, readers_departed_of };
+
 /* A guest waits by polling (cohort.h): spin, then sleep up to 1 ms. */
 static int read_guest_wait(struct cohort_rw *l, unsigned node, const struct deadline *dl)
 {
@@ -140,7 +168,12 @@ int cohort_rw_read_lock_slowpath(struct cohort_rw *l, unsigned node, const struc
 				return 0;
 			continue;
 		}
-		if (wait_spin(ws, COHORT_WACTIVE, v))
+		/*
+		 * Spin only while the writer and the readers it drains can all be
+		 * running, and no other reader already sleeps behind it (wait.h).
+		 */
+		if (!(v & COHORT_RPARK) && wait_spin_pays(readers_inside(l) + 1) &&
+		    wait_spin(ws, COHORT_WACTIVE, v))
 			continue;
 		/*
 		 * Relaxed: the mark and writer_leave are RMWs of wstate, so the leave
@@ -243,7 +276,8 @@ static enum cohort_got local_lock(struct cohort_local *ln, const struct deadline
 		 * either takes the lock or parks again behind a holder that will
 		 * wake the next.  Arrivals change the count: a spare EAGAIN.
 		 */
-		if (!wait_spin(&ln->lstate, COHORT_LLOCKED, v) &&
+		/* Spin only while the holder and the other waiters can all be running. */
+		if (!(wait_spin_pays(v / COHORT_LWAITER) && wait_spin(&ln->lstate, COHORT_LLOCKED, v)) &&
 		    wait_park(&ln->lstate, v, dl) == ETIMEDOUT)
 			return local_withdraw(ln);
 		/* Relaxed: only local_take's acquire CAS takes the lock. */
@@ -574,7 +608,10 @@ static int drain_node(struct cohort_indicator *ri, const struct deadline *dl)
 		/* Relaxed: only the value to spin on; node_drained re-reads with acquire. */
 		uint32_t out = atomic_load_explicit(&ri->egress, memory_order_relaxed);
 
-		if (wait_spin(&ri->egress, ~COHORT_WPARK, out))
+		/* Spin only while the readers inside can all be running (wait.h). */
+		if (wait_spin_pays(((atomic_load_explicit(&ri->ingress, memory_order_relaxed) -
+				     (out & ~COHORT_WPARK)) / COHORT_RI_INC) & 0x7fffffffu) &&
+		    wait_spin(&ri->egress, ~COHORT_WPARK, out))
 			continue;
 		/*
 		 * Flag that we sleep, then re-check against the value we park on.
@@ -610,6 +647,19 @@ static int write_lock_waiting(struct cohort_rw *l, unsigned node, const struct d
 	case GOT_PASSED:
 		break; /* WACTIVE stayed set; the drain finds only guests, if any */
 	default:
+		/*
+		 * Readers inside that cannot all be running, or of which none
+		 * leaves within a spin: one of them is preempted, and shutting
+		 * readers out now would stop them all until it runs again.
+		 * Yield to them a few times first, as a BA writer does (ba.h,
+		 * "Holding back"; wait.h); we hold the writers' mutex, so no
+		 * other writer waits longer than it would behind our drain.
+		 */
+		for (unsigned yields = 0, n;
+		     (n = readers_inside(l)) != 0 &&
+		     (!wait_spin_pays(n) || !wait_spin_progress(&cohort_readers, l)) &&
+		     wait_defer(&yields);)
+			;
 		writer_activate(l);
 		break;
 	}

@@ -100,7 +100,13 @@
  *
  * Every wait spins for wait_spin_budget pauses and then parks on a futex
  * (wait.h): readers on wstate, the draining writer on a node's egress,
- * local waiters on lstate, global waiters on gstate's low half.
+ * local waiters on lstate, global waiters on gstate's low half.  Readers
+ * behind a writer, the draining writer and local waiters spin only while
+ * the threads they wait for and with are fewer than the CPUs, and readers
+ * not once another reader sleeps (wait.h, wait_spin_pays).  A writer that
+ * took the global lock holds back before it sets WACTIVE while the readers
+ * inside are not all running, as a BA writer does (ba.h, "Holding back");
+ * one handed the lock by its node's previous writer finds WACTIVE set.
  *
  * An all-zero lock is not a valid lock: cohort_rw_init is always called.
  */

@@ -24,6 +24,29 @@ int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl)
 	return percpu_write_lock_named(l, dl, NULL, 0);
 }
 
+/* Over every sub-lock, racy snapshots: readers inside; departures (a sum, modulo 2^32). */
+static uint32_t percpu_inside(const void *arg)
+{
+	const struct percpu_lock *l = arg;
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < l->nsub; i++)
+		n += ba_readers_of(&l->sub[i].ba);
+	return n;
+}
+
+static uint32_t percpu_departed(const void *arg)
+{
+	const struct percpu_lock *l = arg;
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < l->nsub; i++)
+		n += ba_departed_of(&l->sub[i].ba);
+	return n;
+}
+
+static const struct wait_readers percpu_readers = { percpu_inside, percpu_departed };
+
 int percpu_write_lock_named(struct percpu_lock *l, const struct deadline *dl, int *name, int id)
 {
 	const void *pending = NULL;
@@ -32,7 +55,8 @@ int percpu_write_lock_named(struct percpu_lock *l, const struct deadline *dl, in
 	for (i = 0; i < l->nsub; i++) {
 		uint32_t ticket;
 
-		if (ba_write_begin(&l->sub[i].ba, &ticket, dl))
+		/* Only the first may hold back (ba.h): later ones would keep readers out meanwhile. */
+		if (ba_write_begin(&l->sub[i].ba, &ticket, dl, i == 0 ? &percpu_readers : NULL, l))
 			goto timeout;
 		atomic_store_explicit(&l->sub[i].wticket, ticket, memory_order_relaxed);
 		/*

@@ -18,7 +18,10 @@
  * writer first starts its writer phase on every sub-lock (taking their
  * writer mutexes in index order), and only then waits for each one's
  * readers: from the moment it waits, no new reader gets in on any CPU, so
- * the lock as a whole is phase-fair like its BA sub-locks.  A writer that
+ * the lock as a whole is phase-fair like its BA sub-locks.  Before its
+ * first sub-lock, a writer holds back while the readers inside (over all
+ * sub-locks) are not all running, as a BA writer does (ba.h, "Holding
+ * back").  A writer that
  * times out or fails a try-lock ends, in reverse order, the phases it had
  * started.
  *

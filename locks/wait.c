@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 unsigned wait_spin_budget = 128;
+_Atomic unsigned wait_ncpus;
 __thread const void *_Atomic wait_writer_pending __attribute__((tls_model("initial-exec")));
 __thread uint32_t wait_self __attribute__((tls_model("initial-exec")));
 __thread struct wait_read wait_read_now __attribute__((tls_model("initial-exec")));
@@ -132,6 +133,30 @@ void wait_wake(_Atomic uint32_t *word, int count)
 
 	sys_futex(word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)count, NULL, 0);
 	errno = saved_errno;
+}
+
+/*
+ * The affinity mask's CPUs, by the system call itself (async-signal-safe:
+ * a signal handler's wait may be the first).  Once at load, and again by
+ * any thread that finds it unset; the same answer either way.
+ */
+unsigned wait_cpus_init(void)
+{
+	cpu_set_t set;
+	int saved_errno = errno;
+	long r = syscall(SYS_sched_getaffinity, 0, sizeof(set), &set);
+	unsigned n = r > 0 ? (unsigned)CPU_COUNT_S((size_t)r, &set) : 0;
+
+	errno = saved_errno;
+	if (n == 0)
+		n = 1;
+	atomic_store_explicit(&wait_ncpus, n, memory_order_relaxed);
+	return n;
+}
+
+__attribute__((constructor)) static void wait_cpus_at_load(void)
+{
+	wait_cpus_init();
 }
 
 void wait_yield(void)

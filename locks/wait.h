@@ -18,6 +18,18 @@
  * own lock words never live in process-shared locks (those are delegated to
  * glibc).  The caller owns the "somebody is parked" protocol of its word;
  * this file only spins, sleeps and wakes.
+ *
+ * The policy (issue 34; measurements in results/README.md, "Waiting"):
+ * spin only while it can pay, that is while every thread of the wait (the
+ * holders waited for and the other waiters) can be running beside the
+ * waiter: fewer of them than the CPUs this process may use
+ * (wait_spin_pays).  Otherwise some are preempted, the wait lasts until
+ * the scheduler runs them, and the spin only burns the slice they need:
+ * park at once.  And a BA or Cohort-RW writer that finds readers inside
+ * that are not all running (more than CPUs, or none leaving within one
+ * spin: wait_spin_progress) yields to them a few times before it shuts new
+ * readers out (wait_defer, ba.h "Holding back").  BRAVO_SPIN bounds each
+ * spin.
  */
 #ifndef LIBBRAVO_WAIT_H
 #define LIBBRAVO_WAIT_H
@@ -169,6 +181,83 @@ static inline bool wait_spin(_Atomic uint32_t *word, uint32_t mask, uint32_t val
 		cpu_relax();
 	}
 	return false;
+}
+
+void wait_yield(void);
+
+/*
+ * The CPUs this process may run on (its affinity mask at load, at least
+ * 1): the policy's measure of how many waiters can be running at once.
+ */
+extern _Atomic unsigned wait_ncpus LIBBRAVO_HIDDEN;
+unsigned wait_cpus_init(void);
+
+static inline unsigned wait_cpus(void)
+{
+	unsigned n = atomic_load_explicit(&wait_ncpus, memory_order_relaxed);
+
+	return __builtin_expect(n != 0, 1) ? n : wait_cpus_init();
+}
+
+/*
+ * Whether a waiter may spin before it parks: only while the threads it
+ * waits for, and those waiting with it (threads, the waiter not counted),
+ * can all be running beside it, that is while there are fewer of them
+ * than CPUs.  With more, at least one of them is preempted, the wait
+ * lasts until the scheduler runs it again, and a spin only burns the time
+ * slice that thread needs.  (Waiman Long's optimistic spinning spins
+ * while the holder runs; user space cannot see that cheaply, but it can
+ * count.)
+ */
+static inline bool wait_spin_pays(uint32_t threads)
+{
+	return threads < wait_cpus();
+}
+
+/*
+ * A writer that finds the lock held by more readers than can be running
+ * (wait_spin_pays false) holds back its announcement: it yields its CPU
+ * to them, at most WAIT_DEFER_YIELDS times, and then announces anyway.
+ * Announcing at once would shut every newly arriving reader out until the
+ * preempted readers have run again, a time slice; so readers go on
+ * entering meanwhile.  Returns true if the caller should look again.
+ */
+#define WAIT_DEFER_YIELDS 4
+
+/* A lock's readers as a holding-back writer sees them (racy snapshots). */
+struct wait_readers {
+	uint32_t (*inside)(const void *lock);   /* arrived and not departed */
+	uint32_t (*departed)(const void *lock); /* departures so far, modulo any power of 2 */
+};
+
+/*
+ * Spin (wait_spin_budget pauses at most) until no reader is inside or
+ * one departs; true if either happened.  A writer holding back watches
+ * whether the few readers inside, which could all be running, are: if
+ * none leaves within the spin, the one it waits for is not running, and
+ * the writer yields instead of shutting the others out behind it.  A
+ * departure, not a count of 0, is the sign of progress: running readers
+ * that leave and come back may keep the count from ever being 0.
+ */
+static inline bool wait_spin_progress(const struct wait_readers *r, const void *lock)
+{
+	uint32_t d = r->departed(lock);
+
+	for (unsigned i = 0; i < wait_spin_budget; i++) {
+		if (r->inside(lock) == 0 || r->departed(lock) != d)
+			return true;
+		cpu_relax();
+	}
+	return r->inside(lock) == 0 || r->departed(lock) != d;
+}
+
+static inline bool wait_defer(unsigned *yields)
+{
+	if (*yields >= WAIT_DEFER_YIELDS)
+		return false;
+	++*yields;
+	wait_yield();
+	return true;
 }
 
 /*

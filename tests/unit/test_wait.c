@@ -11,6 +11,7 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -203,6 +204,66 @@ START_TEST(spin_gives_up_on_unchanged_word)
 }
 END_TEST
 
+/* ---- the policy: who may spin, and holding back ---- */
+
+START_TEST(cpus_are_the_affinity_mask)
+{
+	cpu_set_t set;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	ck_assert_uint_eq(wait_cpus(), (unsigned)CPU_COUNT(&set));
+	ck_assert_uint_ge(wait_cpus(), 1);
+}
+END_TEST
+
+START_TEST(spin_pays_only_with_fewer_threads_than_cpus)
+{
+	ck_assert(wait_spin_pays(0));
+	ck_assert(wait_spin_pays(wait_cpus() - 1));
+	ck_assert(!wait_spin_pays(wait_cpus()));
+	ck_assert(!wait_spin_pays(UINT32_MAX));
+}
+END_TEST
+
+START_TEST(defer_is_bounded)
+{
+	unsigned yields = 0, n = 0;
+
+	while (wait_defer(&yields))
+		n++;
+	ck_assert_uint_eq(n, WAIT_DEFER_YIELDS);
+	ck_assert_uint_eq(yields, WAIT_DEFER_YIELDS);
+	ck_assert(!wait_defer(&yields));
+}
+END_TEST
+
+/* A fake lock: [0] readers inside, [1] departures; each look at [1] bumps [2]. */
+static uint32_t fake_inside(const void *arg)
+{
+	return atomic_load_explicit(&((_Atomic uint32_t *)arg)[0], memory_order_relaxed);
+}
+
+static uint32_t fake_departed(const void *arg)
+{
+	_Atomic uint32_t *f = (_Atomic uint32_t *)arg;
+
+	/* A reader that leaves on the third look (and another arrives): progress. */
+	if (atomic_fetch_add_explicit(&f[2], 1, memory_order_relaxed) == 2 && f[3])
+		atomic_fetch_add_explicit(&f[1], 1, memory_order_relaxed);
+	return atomic_load_explicit(&f[1], memory_order_relaxed);
+}
+
+START_TEST(spin_progress_sees_none_inside_or_a_departure)
+{
+	static const struct wait_readers r = { fake_inside, fake_departed };
+	_Atomic uint32_t none[4] = { 0, 7, 0, 0 }, stuck[4] = { 1, 7, 0, 0 }, moving[4] = { 1, 7, 0, 1 };
+
+	ck_assert(wait_spin_progress(&r, (const void *)none));
+	ck_assert(!wait_spin_progress(&r, (const void *)stuck));
+	ck_assert(wait_spin_progress(&r, (const void *)moving));
+}
+END_TEST
+
 static Suite *wait_suite(void)
 {
 	Suite *s = suite_create("wait");
@@ -227,6 +288,10 @@ static Suite *wait_suite(void)
 	tc = timed_tcase(s, "spin", 30);
 	tcase_add_test(tc, spin_reports_word_that_already_differs);
 	tcase_add_test(tc, spin_gives_up_on_unchanged_word);
+	tcase_add_test(tc, cpus_are_the_affinity_mask);
+	tcase_add_test(tc, spin_pays_only_with_fewer_threads_than_cpus);
+	tcase_add_test(tc, defer_is_bounded);
+	tcase_add_test(tc, spin_progress_sees_none_inside_or_a_departure);
 	return s;
 }
 
