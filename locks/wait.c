@@ -138,14 +138,20 @@ void wait_wake(_Atomic uint32_t *word, int count)
 /*
  * The affinity mask's CPUs, by the system call itself (async-signal-safe:
  * a signal handler's wait may be the first).  Once at load, and again by
- * any thread that finds it unset; the same answer either way.
+ * any thread that finds it unset; the same answer either way.  The mask
+ * has room for 8192 CPUs (a cpu_set_t's 1024 would make the kernel
+ * refuse the call on a larger machine); a refusal counts as one CPU
+ * (waiters then never spin: slower, never wrong).
  */
 unsigned wait_cpus_init(void)
 {
-	cpu_set_t set;
+	unsigned long mask[8192 / (8 * sizeof(unsigned long))];
 	int saved_errno = errno;
-	long r = syscall(SYS_sched_getaffinity, 0, sizeof(set), &set);
-	unsigned n = r > 0 ? (unsigned)CPU_COUNT_S((size_t)r, &set) : 0;
+	long r = syscall(SYS_sched_getaffinity, 0, sizeof(mask), mask);
+	unsigned n = 0;
+
+	for (long i = 0; r > 0 && i < r / (long)sizeof(mask[0]); i++)
+		n += (unsigned)__builtin_popcountl(mask[i]);
 
 	errno = saved_errno;
 	if (n == 0)
