@@ -443,25 +443,27 @@ static bool vr_holds(struct vr_table *t, const void *token, unsigned long tolera
 
 /*
  * One step of waiting for readers that cannot wake us (a fast reader's
- * unlock is a plain store): spin, then yield a few times, then sleep with
- * a doubling interval up to 1 ms, so a writer behind a long-held read lock
- * costs about a thousand short wake-ups a second, not a CPU.
+ * unlock is a plain store): spin (while it can pay), then yield a few
+ * times, then sleep with a doubling interval up to 1 ms, so a writer
+ * behind a long-held read lock costs about a thousand short wake-ups a
+ * second, not a CPU.
  */
 struct backoff {
 	unsigned step;
+	unsigned spin; /* spins before the first yield: 0 once they cannot pay */
 };
 
 static int backoff_wait(struct backoff *bo, const struct deadline *dl)
 {
 	unsigned step = bo->step++;
 
-	if (step < wait_spin_budget) {
+	if (step < bo->spin) {
 		cpu_relax();
 		return 0;
 	}
 	if (deadline_passed(dl))
 		return ETIMEDOUT;
-	step -= wait_spin_budget;
+	step -= bo->spin; /* the spin phase: done, or skipped */
 	if (step < 4) {
 		wait_yield();
 		return 0;
@@ -475,7 +477,15 @@ static int backoff_wait(struct backoff *bo, const struct deadline *dl)
 static int vr_wait_for_readers(struct vr_table *t, const void *token, const struct deadline *dl,
 			       unsigned long tolerate)
 {
-	struct backoff bo = { 0 };
+	/*
+	 * Spin only while it can pay (wait.h, wait_spin_pays): while the fast
+	 * readers inside could all be running beside this writer.  With as
+	 * many as the CPUs, one of them is preempted and the wait lasts until
+	 * it runs again: yield at once instead of burning its time slice.
+	 */
+	unsigned long inside = vr_count(t, token, ULONG_MAX - 1);
+	struct backoff bo = { 0, wait_spin_pays(inside > UINT32_MAX ? UINT32_MAX : (uint32_t)inside)
+				 ? wait_spin_budget : 0 };
 	int r;
 
 	if (tolerate == 0) {
