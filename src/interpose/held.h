@@ -157,6 +157,18 @@ static inline struct held *held_find(const void *lock)
 	return 0;
 }
 
+/* The caller lists no hold at all, inline or in the spill. */
+static inline bool held_none(void)
+{
+	struct held_list *l = &held_tls;
+	struct held_spill *s;
+
+	if (l->used)
+		return false;
+	s = atomic_load_explicit(&l->spill, memory_order_relaxed);
+	return !s || !atomic_load_explicit(&s->used, memory_order_relaxed);
+}
+
 /*
  * Keep the spill where it is while an entry pointer is in use (see the
  * top).  A load and a store, not an atomic RMW: only this thread and its
