@@ -156,6 +156,8 @@ static vr_slot_t *vr_free_in_cell(vr_slot_t *cell, uint32_t ways, uint32_t first
  */
 #define VR_SPILL_ROWS 3u
 
+__thread uint32_t vr_way_hint __attribute__((tls_model("initial-exec")));
+
 vr_slot_t *vr_free_way(struct vr_table *t, vr_slot_t *slot)
 {
 	uint32_t ways = UINT32_C(1) << t->way_bits;
@@ -167,6 +169,8 @@ vr_slot_t *vr_free_way(struct vr_table *t, vr_slot_t *slot)
 	if (ways == 1)
 		return NULL;
 	s = vr_free_in_cell(slot - (index & (ways - 1)), ways, (uint32_t)index + 1);
+	if (s) /* next time, try this way first (relative to the lock's home way) */
+		vr_way_hint ^= (uint32_t)((size_t)(s - t->slot) ^ index) & (ways - 1);
 	for (uint32_t r = 1; !s && r <= VR_SPILL_ROWS && r <= t->row_mask; r++) {
 		size_t other = (row ^ r) & t->row_mask;
 
@@ -627,7 +631,13 @@ enum bravo_miss bravo_miss_cause(struct bravo *b, enum vr_scope scope, uint64_t 
 	if (!t)
 		return BRAVO_MISS_LOST_RACE;
 	slot = vr_slot_of(t, (uint64_t)(uintptr_t)token_of(b));
-	if (atomic_load_explicit(slot, memory_order_relaxed) && !vr_free_way(t, slot))
-		return BRAVO_MISS_COLLISION;
+	if (atomic_load_explicit(slot, memory_order_relaxed)) {
+		uint32_t hint = vr_way_hint; /* a look, not a read: keep the thread's way */
+		bool full = !vr_free_way(t, slot);
+
+		vr_way_hint = hint;
+		if (full)
+			return BRAVO_MISS_COLLISION;
+	}
 	return BRAVO_MISS_LOST_RACE;
 }

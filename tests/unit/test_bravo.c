@@ -957,6 +957,28 @@ START_TEST(full_cell_sends_the_reader_to_its_locks_cell_in_another_row)
 }
 END_TEST
 
+START_TEST(reader_that_found_its_way_taken_tries_the_free_one_first_next_time)
+{
+	uintptr_t first, again;
+	vr_slot_t *home;
+
+	pin_here();
+	enable_bias(&l);
+	home = vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(&l));
+	atomic_store(home, FOREIGN_TOKEN); /* a reader preempted on this CPU */
+	first = fast_read(&l);
+	ck_assert_ptr_ne((vr_slot_t *)first, home);
+	rd_unlock(&l, first);
+	/* the thread's first try is now the way it found free */
+	ck_assert_ptr_eq(vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(&l)), (vr_slot_t *)first);
+	again = fast_read(&l);
+	ck_assert_uint_eq(again, first);
+	rd_unlock(&l, again);
+	atomic_store(home, NULL);
+	ck_assert(idle(&l));
+}
+END_TEST
+
 START_TEST(second_fast_read_by_the_same_thread_takes_another_way)
 {
 	uintptr_t first, second;
@@ -1690,6 +1712,7 @@ static Suite *bravo_suite(void)
 		tc = lock_tcase(s, "ways");
 		tcase_add_test(tc, busy_home_way_sends_the_reader_to_another_way_of_its_cell);
 		tcase_add_test(tc, full_cell_sends_the_reader_to_its_locks_cell_in_another_row);
+		tcase_add_test(tc, reader_that_found_its_way_taken_tries_the_free_one_first_next_time);
 		tcase_add_test(tc, second_fast_read_by_the_same_thread_takes_another_way);
 		tcase_add_loop_test(tc, writer_waits_for_a_fast_reader_in_any_way_of_the_cell, 0,
 				    VR_WAYS_DEFAULT);
