@@ -157,18 +157,6 @@ static inline struct held *held_find(const void *lock)
 	return 0;
 }
 
-/* The caller lists no hold at all, inline or in the spill. */
-static inline bool held_none(void)
-{
-	struct held_list *l = &held_tls;
-	struct held_spill *s;
-
-	if (l->used)
-		return false;
-	s = atomic_load_explicit(&l->spill, memory_order_relaxed);
-	return !s || !atomic_load_explicit(&s->used, memory_order_relaxed);
-}
-
 /*
  * Keep the spill where it is while an entry pointer is in use (see the
  * top).  A load and a store, not an atomic RMW: only this thread and its
@@ -189,6 +177,37 @@ static inline void held_unpin(void)
 	atomic_signal_fence(memory_order_seq_cst);
 	n = atomic_load_explicit(&held_tls.pinned, memory_order_relaxed);
 	atomic_store_explicit(&held_tls.pinned, n - 1, memory_order_relaxed);
+}
+
+/*
+ * The caller's spill has no entry (or there is none).  Its count is read
+ * pinned: a signal handler may grow the spill, freeing the old table,
+ * between the load of the pointer and the read through it.
+ */
+static inline bool held_spill_none(void)
+{
+	struct held_spill *s;
+	bool none;
+
+	if (!atomic_load_explicit(&held_tls.spill, memory_order_relaxed))
+		return true;
+	held_pin();
+	s = atomic_load_explicit(&held_tls.spill, memory_order_relaxed);
+	none = !s || !atomic_load_explicit(&s->used, memory_order_relaxed);
+	held_unpin();
+	return none;
+}
+
+/* The caller lists no hold at all, inline or in the spill. */
+static inline bool held_none(void)
+{
+	struct held_list *l = &held_tls;
+
+	/* One test for the common case: no entry and no spill at all. */
+	if (__builtin_expect((l->used | (uintptr_t)atomic_load_explicit(&l->spill,
+								     memory_order_relaxed)) == 0, 1))
+		return true;
+	return l->used == 0 && held_spill_none();
 }
 
 /* Set the list up (the first push) or add to the spill; false if no memory. */

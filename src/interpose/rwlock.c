@@ -795,17 +795,33 @@ static __attribute__((noinline)) int unlock_write_named(pthread_rwlock_t *rw)
  * while no hold is outstanding that another thread released on its
  * reader's behalf.  Or the lock names the caller as its writer (a
  * process-shared lock's glibc id included: unlock_write_named tells).
- * held_tls.self is -1 until asked, which no lock names.  Or, where the
- * lock underneath answers for its holds (VARIANT_UNDER_UNLISTED), the
- * caller lists nothing and the lock underneath is read-held: one of its
- * holds, the caller's or, as glibc lets any thread do, another's, is
- * released there.
+ * held_tls.self is -1 until asked, which no lock names.  Or, first,
+ * where the lock underneath answers for its holds
+ * (VARIANT_UNDER_UNLISTED), the caller lists nothing and the lock
+ * underneath is read-held: one of its holds, the caller's or, as glibc
+ * lets any thread do, another's, is released there.
  */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	struct held *h;
 
 	forget_nonnull(rw);
+#ifdef VARIANT_UNDER_UNLISTED
+	/*
+	 * Nothing listed inline: a hold of the lock underneath if it is
+	 * read-held (which excludes a writer, the caller included; then the
+	 * spill and the mode are asked), else the write hold it names.
+	 */
+	if (held_tls.used == 0) {
+		if (rw != NULL) {
+			if (handle_writer(rw) == held_tls.self)
+				return unlock_write_named(rw);
+			if (variant_read_held_class(rw, 0) && under_unlisted() && held_spill_none())
+				return variant_read_unlock_under(rw);
+		}
+		return unlock_slow(rw, CALLER);
+	}
+#endif
 	h = held_top_of(rw);
 
 	if (h) {
@@ -821,11 +837,6 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 	} else if (rw != NULL && handle_writer(rw) == held_tls.self) {
 		return unlock_write_named(rw);
 	}
-#ifdef VARIANT_UNDER_UNLISTED
-	else if (rw != NULL && under_unlisted() && held_none() && variant_read_held_class(rw, 0)) {
-		return variant_read_unlock_under(rw);
-	}
-#endif
 	return unlock_slow(rw, CALLER);
 }
 
