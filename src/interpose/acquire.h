@@ -67,11 +67,60 @@ int misuse(int err, const char *call, const void *rw, const char *what,
 /* At load, with BRAVO_PROFILE: the records, and glibc's unlock wrapped. */
 void profile_load(void) LIBBRAVO_HIDDEN;
 
+/* ---- holds the lock underneath answers for (variant.h, VARIANT_UNDER_UNLISTED) ---- */
+
+#ifdef VARIANT_UNDER_UNLISTED
+/*
+ * Set once by the load outside strict mode, before the fast paths open,
+ * and never cleared: the variant's holds of its lock underneath (data 0)
+ * are then kept off the held-lock list.  Clear before the load and in
+ * strict mode, where every hold is listed (strict mode's EDEADLK, EPERM
+ * and its destroy check read the list).  A thread that lists a hold
+ * before the load still finds its entry at the unlock.
+ */
+extern atomic_bool under_holds_unlisted LIBBRAVO_HIDDEN;
+
+static inline bool under_unlisted(void)
+{
+	return atomic_load_explicit(&under_holds_unlisted, memory_order_relaxed);
+}
+#else
+static inline bool under_unlisted(void)
+{
+	return false;
+}
+#endif
+
+/* A read hold of data just taken that no list entry is to name. */
+static inline bool hold_unlisted_by_design(uintptr_t data)
+{
+	return data == 0 && under_unlisted();
+}
+
 /* ---- out of line in rwlock.c ---- */
 
 bool write_named_other(pthread_rwlock_t *rw, pid_t writer, bool unlocking) LIBBRAVO_HIDDEN;
 int hold_unlisted(pthread_rwlock_t *rw, uintptr_t data, bool try,
 		  const struct deadline *dl) LIBBRAVO_HIDDEN;
+#ifdef VARIANT_UNDER_UNLISTED
+int hold_reentered(pthread_rwlock_t *rw) LIBBRAVO_HIDDEN;
+int hold_fast_to_under(pthread_rwlock_t *rw, const struct deadline *dl) LIBBRAVO_HIDDEN;
+#endif
+
+/*
+ * A hold of the lock underneath just taken (data 0) that is not to be
+ * listed: unlisted, or counted on the caller's entry of rw if it lists
+ * one (hold_reentered).  0.
+ */
+static inline int hold_under_unlisted(pthread_rwlock_t *rw)
+{
+#ifdef VARIANT_UNDER_UNLISTED
+	if (!held_none())
+		return hold_reentered(rw);
+#endif
+	(void)rw;
+	return 0;
+}
 
 
 /* ---- the algorithm, for private locks ---- */
@@ -164,10 +213,15 @@ static inline int held_check(struct held *h, enum held_mode mode, bool try)
 	return 0;
 }
 
-/* List a read hold just taken, or keep it unlisted (hold_unlisted). */
+/*
+ * List a read hold just taken, or keep it unlisted (hold_unlisted); a
+ * hold of the lock underneath that lock answers for is not listed.
+ */
 static inline int hold_listed(pthread_rwlock_t *rw, uintptr_t data, bool try,
 			      const struct deadline *dl)
 {
+	if (hold_unlisted_by_design(data))
+		return hold_under_unlisted(rw);
 	if (__builtin_expect(held_push(rw, HELD_READ, data), 1))
 		return 0;
 	return hold_unlisted(rw, data, try, dl);
@@ -176,20 +230,50 @@ static inline int hold_listed(pthread_rwlock_t *rw, uintptr_t data, bool try,
 /*
  * What the caller's own holds of rw answer a new request with: a read
  * re-entry (0, counted), EDEADLK, EBUSY or EAGAIN; -1: go to the lock.
+ *
+ * Where the lock underneath answers for its holds (under_unlisted), only
+ * fast holds (and guests) are listed, and an entry answers as that lock
+ * would have answered for a read hold of its own, so that the result
+ * does not depend on the bias.  A write request goes to the lock: a
+ * try-lock finds the caller's own slot (EBUSY), and a write that waits
+ * first has the caller's fast holds made holds of the lock underneath
+ * (hold_fast_to_under), where it then waits for them as glibc's does
+ * (ETIMEDOUT; for ever; or until another thread's unlock releases them).
+ * So does a read of a writer-preferring lock (behind a waiting writer
+ * it waits, or gets EBUSY, as glibc's re-entry does).  A read re-entry
+ * of a default-kind lock is counted: glibc lets a reader in again
+ * whatever waits, which the lock underneath, not seeing the fast hold,
+ * could refuse while a writer scans for it.  Stale and handed-off
+ * entries are dropped either way.  A write hold the lock names answers
+ * as glibc's own does (EDEADLK, EBUSY).
  */
 static inline __attribute__((always_inline)) int holds_answer(pthread_rwlock_t *rw,
-							      enum held_mode mode, bool try)
+							      enum held_mode mode, bool try,
+							      const struct deadline *dl)
 {
 	struct held *h;
+	bool to_under = false;
 	int r = -1;
 
 	held_pin(); /* h stays where it is (held.h) */
 	h = held_find(rw);
 	if (h && (held_stale(rw, h) || (handoff_any() && held_handed_off(rw, h))))
 		h = NULL;
+	if (h && under_unlisted() && (mode == HELD_WRITE || handle_prefers_writers(rw))) {
+		/* the lock underneath answers */
+		to_under = mode == HELD_WRITE && !try && h->data != VARIANT_GUEST;
+		h = NULL;
+	}
 	if (h)
 		r = held_check(h, mode, try);
 	held_unpin();
+#ifdef VARIANT_UNDER_UNLISTED
+	if (to_under && (r = hold_fast_to_under(rw, dl)) == 0)
+		r = -1;
+#else
+	(void)to_under;
+	(void)dl;
+#endif
 	if (r < 0 && write_held_by_self(rw, false))
 		r = try ? EBUSY : EDEADLK;
 	return r;

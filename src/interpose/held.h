@@ -179,6 +179,37 @@ static inline void held_unpin(void)
 	atomic_store_explicit(&held_tls.pinned, n - 1, memory_order_relaxed);
 }
 
+/*
+ * The caller's spill has no entry (or there is none).  Its count is read
+ * pinned: a signal handler may grow the spill, freeing the old table,
+ * between the load of the pointer and the read through it.
+ */
+static inline bool held_spill_none(void)
+{
+	struct held_spill *s;
+	bool none;
+
+	if (!atomic_load_explicit(&held_tls.spill, memory_order_relaxed))
+		return true;
+	held_pin();
+	s = atomic_load_explicit(&held_tls.spill, memory_order_relaxed);
+	none = !s || !atomic_load_explicit(&s->used, memory_order_relaxed);
+	held_unpin();
+	return none;
+}
+
+/* The caller lists no hold at all, inline or in the spill. */
+static inline bool held_none(void)
+{
+	struct held_list *l = &held_tls;
+
+	/* One test for the common case: no entry and no spill at all. */
+	if (__builtin_expect((l->used | (uintptr_t)atomic_load_explicit(&l->spill,
+								     memory_order_relaxed)) == 0, 1))
+		return true;
+	return l->used == 0 && held_spill_none();
+}
+
 /* Set the list up (the first push) or add to the spill; false if no memory. */
 bool held_push_slow(const void *lock, enum held_mode mode, uintptr_t data);
 /* Once at load: the thread-exit and fork hooks, made outside any signal handler. */

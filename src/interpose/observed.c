@@ -364,7 +364,13 @@ static inline int read_sampled(pthread_rwlock_t *rw, const void *caller)
 		else if (nowait != READ_NOWAIT_SETTLE || !variant_read_settle(rw, &data))
 			return -1;
 	}
-	if (__builtin_expect(!held_push_fast(rw, entry, data), 0)) {
+	/*
+	 * A hold of the lock underneath that it answers for is not listed
+	 * (acquire.h): the sampled paths run only outside strict mode.
+	 */
+	if (hold_unlisted_by_design(data))
+		hold_under_unlisted(rw);
+	else if (__builtin_expect(!held_push_fast(rw, entry, data), 0)) {
 		if (entry & HELD_FAST)
 			variant_read_fast_unlock(data);
 		else
@@ -473,7 +479,7 @@ int acquire_observed(pthread_rwlock_t *rw, enum held_mode mode,
 	if (config.strict && handle_is_destroyed(rw))
 		return misuse(EINVAL, mode == HELD_READ ? "pthread_rwlock_rdlock" : "pthread_rwlock_wrlock",
 			      rw, "the lock was destroyed", caller);
-	r = holds_answer(rw, mode, try);
+	r = holds_answer(rw, mode, try, dl);
 	if (r >= 0)
 		return stats_error(r);
 	if (profile_on)

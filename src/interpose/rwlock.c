@@ -16,9 +16,11 @@
  *                       take (acquire.h); before the load, in strict mode
  *                       or with the profile: acquire_observed (observed.c)
  *   unlock              the most recent entry, if it is rw's single read
- *                       hold, or the write hold the lock names; else
- *                       unlock_slow (the list, the lock's writer, unlisted
- *                       holds, a release on another reader's behalf)
+ *                       hold, or the write hold the lock names, or
+ *                       (BRAVO-pthread, nothing listed) a read hold of
+ *                       glibc's lock; else unlock_slow (the lock's writer,
+ *                       the list, glibc's read holds, unlisted holds, a
+ *                       release on another reader's behalf)
  *
  * The contract is glibc 2.36's results (doc/compatibility.md):
  *
@@ -26,7 +28,9 @@
  *            tv_nsec outside [0, 1e9) (checked first, as glibc does)
  *   EDEADLK  rdlock/timedrdlock while holding the lock for writing, and the
  *            write forms while holding it at all (glibc hangs on
- *            read-then-write; we report it)
+ *            read-then-write; we report it, but where the lock underneath
+ *            answers for reads -- BRAVO-pthread outside strict mode,
+ *            VARIANT_UNDER_UNLISTED -- the write waits there, as glibc's)
  *   EBUSY    try-locks that cannot have the lock (also when the caller
  *            holds it, except a read re-entry)
  *   ETIMEDOUT the deadline passed while the lock was busy
@@ -49,7 +53,9 @@
  * unlock a compare and a tail call.
  *
  * A read re-entry only bumps the recursion count, so a thread re-reading a
- * lock never queues behind a waiting writer.  An entry is pushed only once
+ * lock never queues behind a waiting writer (BRAVO-pthread outside strict
+ * mode: a re-entry of a listed, fast, hold of a default-kind lock; any
+ * other is a new hold of glibc's lock, as glibc's).  An entry is pushed only once
  * the lock is taken and removed before it is released, so a signal handler
  * that locks on the same thread never finds a hold that is not there.
  * Process-shared locks are glibc's, operated in place with no bookkeeping.
@@ -103,6 +109,11 @@ static __thread bool loading;
 /* The fast paths' state (acquire.h, enum fast_paths). */
 _Atomic uint8_t fast_paths;
 
+#ifdef VARIANT_UNDER_UNLISTED
+/* Holds of the lock underneath kept off the list (acquire.h). */
+atomic_bool under_holds_unlisted;
+#endif
+
 /*
  * Loaded, and neither strict mode nor the profile wants to see the
  * acquisitions: rwlock_acquire's one test for all three, so that the
@@ -144,6 +155,10 @@ static void libbravo_load_once(void)
 	held_init();
 	variant_load();
 	config_announce(variant_name, variant_detail());
+#ifdef VARIANT_UNDER_UNLISTED
+	/* Before the fast paths open: a thread that finds them open finds it set. */
+	atomic_store_explicit(&under_holds_unlisted, !config.strict, memory_order_relaxed);
+#endif
 	atomic_store_explicit(&fast_paths, fast_paths_chosen(), memory_order_release);
 	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
@@ -190,6 +205,11 @@ static bool release_for_other(pthread_rwlock_t *rw)
 	if (!variant_read_release_other(rw, &cls)) {
 		handoff_unreserve();
 		return false;
+	}
+	if (hold_unlisted_by_design(cls)) {
+		/* A hold of the lock underneath: no entry names it, none is to be told. */
+		handoff_unreserve();
+		return true;
 	}
 	handoff_add(rw, cls, life);
 	return true;
@@ -282,9 +302,91 @@ __attribute__((noinline)) int hold_unlisted(pthread_rwlock_t *rw, uintptr_t data
 		if (r)
 			return r;
 	}
-	held_unlisted_add();
+	/* Where the lock underneath answers for its holds, this is one of them. */
+	if (!hold_unlisted_by_design(0))
+		held_unlisted_add();
 	return 0;
 }
+
+#ifdef VARIANT_UNDER_UNLISTED
+/*
+ * A hold of the lock underneath just taken (data 0, left unlisted) by a
+ * thread that lists some hold: if one is of rw (a fast hold), the new
+ * hold is counted as that entry's re-entry instead, and the lock
+ * underneath let go (after the count: the hold is never in neither).  So
+ * a thread that lists a hold of rw holds rw only through that entry, and
+ * a signal handler that reads a lock its thread holds fast releases, at
+ * its unlock, the re-entry it added, never its thread's entry, which its
+ * thread may be inside an unlock of (held.h: a handler leaves the list
+ * as it found it).  Returns 0, the caller's result.
+ */
+__attribute__((noinline)) int hold_reentered(pthread_rwlock_t *rw)
+{
+	struct held *h;
+	bool counted = false;
+
+	held_pin(); /* h stays where it is (held.h) */
+	h = held_find(rw);
+	if (h && (held_stale(rw, h) || (handoff_any() && held_handed_off(rw, h))))
+		h = NULL;
+	if (h && h->reentries < UINT32_MAX - 1) {
+		h->reentries++;
+		counted = true;
+	}
+	held_unpin();
+	if (counted)
+		variant_read_unlock_under(rw);
+	return 0;
+}
+
+/*
+ * A write that waits, by a thread that lists holds of rw (holds_answer):
+ * each of its fast holds, re-entries included, becomes a hold of the lock
+ * underneath, where glibc would have it, so that the write waits for it
+ * there as glibc's does -- for ever, until its deadline, or until another
+ * thread's unlock releases it, as glibc lets one -- and not for its own
+ * slot, which no other thread's unlock can free.  The holds underneath
+ * are taken as the write waits (dl), before the entry goes and its slot
+ * is freed: the caller holds rw all along.  0, or what taking one
+ * returned (ETIMEDOUT): then the entry in hand is as it was (entries
+ * made over before it stay so: the same holds, elsewhere).  A guest
+ * entry is left: its write answers EDEADLK.
+ */
+__attribute__((noinline)) int hold_fast_to_under(pthread_rwlock_t *rw, const struct deadline *dl)
+{
+	for (;;) {
+		struct held *h;
+		uintptr_t data;
+		uint32_t holds, n;
+		int r = 0;
+
+		held_pin();
+		h = held_find(rw);
+		if (!h || h->data == VARIANT_GUEST) {
+			held_unpin();
+			return 0;
+		}
+		data = h->data;
+		holds = h->reentries + 1;
+		held_unpin();
+		/* A hold of the lock underneath listed before the load: already there. */
+		for (n = 0; data != 0 && n < holds; n++)
+			if ((r = variant_read_lock_plain(rw, dl)) != 0)
+				break;
+		if (r) {
+			while (n-- > 0)
+				variant_read_unlock_under(rw);
+			return r;
+		}
+		held_pin(); /* a handler may have moved it meanwhile (held.h), not removed it */
+		h = held_find(rw);
+		if (h)
+			held_remove(h);
+		held_unpin();
+		variant_read_forget(rw, data);
+	}
+}
+#endif
 
 /* The one acquisition path (see the top of the file). */
 static inline __attribute__((always_inline)) int
@@ -301,7 +403,7 @@ rwlock_acquire(pthread_rwlock_t *rw, enum held_mode mode, bool try,
 		return acquire_observed(rw, mode, try, dl, caller);
 	if (handle_is_pshared(rw))
 		return stats_error(pshared_call(rw, mode, try, dl));
-	r = holds_answer(rw, mode, try);
+	r = holds_answer(rw, mode, try, dl);
 	if (r >= 0)
 		return stats_error(r);
 	return take(rw, mode, try, dl);
@@ -456,8 +558,11 @@ static __attribute__((noinline)) int rdlock_settle(pthread_rwlock_t *rw, const v
  * writing, and succeeds for a reader of rw only as a second hold, which
  * needs no lookup either (a re-entry behind a waiting writer fails it:
  * BA's writer phase, glibc's writer-preferring try-lock, BRAVO's waiting
- * writers; the full path then counts the re-entry).  Shut as the write
- * fast path is, and for process-shared locks.
+ * writers; the full path then counts the re-entry, or, where the lock
+ * underneath answers for its holds, takes a new one as that lock
+ * would).  A hold of such a lock underneath (BRAVO-pthread's glibc
+ * read) is not listed at all (variant.h, VARIANT_UNDER_UNLISTED).
+ * Shut as the write fast path is, and for process-shared locks.
  *
  * Inline in both read exports; what needs a frame beyond the try-lock's
  * call is out of line.  (Out of line itself, behind a tail jump, it cost
@@ -474,6 +579,15 @@ static inline __attribute__((always_inline)) int rdlock_slow(pthread_rwlock_t *r
 	if (!null_ptr(rw) && try_paths_open(rw, VARIANT_READ_NOWAIT_PSHARED)) {
 		switch (variant_read_nowait(rw, &data)) {
 		case READ_NOWAIT_HELD:
+#ifdef VARIANT_UNDER_UNLISTED
+			/*
+			 * A hold of the lock underneath, unlisted: the paths are
+			 * open only once loaded and outside strict mode, so
+			 * under_holds_unlisted is set (acquire.h).
+			 */
+			if (data == 0)
+				return held_none() ? 0 : hold_reentered(rw);
+#endif
 			if (__builtin_expect(held_push_fast(rw, HELD_READ, data), 1))
 				return 0;
 			return rdlock_undo_full(rw, data, caller, try);
@@ -681,13 +795,33 @@ static __attribute__((noinline)) int unlock_write_named(pthread_rwlock_t *rw)
  * while no hold is outstanding that another thread released on its
  * reader's behalf.  Or the lock names the caller as its writer (a
  * process-shared lock's glibc id included: unlock_write_named tells).
- * held_tls.self is -1 until asked, which no lock names.
+ * held_tls.self is -1 until asked, which no lock names.  Or, first,
+ * where the lock underneath answers for its holds
+ * (VARIANT_UNDER_UNLISTED), the caller lists nothing and the lock
+ * underneath is read-held: one of its holds, the caller's or, as glibc
+ * lets any thread do, another's, is released there.
  */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	struct held *h;
 
 	forget_nonnull(rw);
+#ifdef VARIANT_UNDER_UNLISTED
+	/*
+	 * Nothing listed inline: a hold of the lock underneath if it is
+	 * read-held (which excludes a writer, the caller included; then the
+	 * spill and the mode are asked), else the write hold it names.
+	 */
+	if (held_tls.used == 0) {
+		if (rw != NULL) {
+			if (handle_writer(rw) == held_tls.self)
+				return unlock_write_named(rw);
+			if (variant_read_held_class(rw, 0) && under_unlisted() && held_spill_none())
+				return variant_read_unlock_under(rw);
+		}
+		return unlock_slow(rw, CALLER);
+	}
+#endif
 	h = held_top_of(rw);
 
 	if (h) {
@@ -763,6 +897,15 @@ static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 	h = held_find(rw);
 	if (h && held_stale(rw, h))
 		h = NULL;
+	/*
+	 * The caller's write hold comes first, as glibc's unlock decides by
+	 * its writer: a read entry beside it is one that another thread
+	 * released on its reader's behalf (a writer waits for every other
+	 * read), which a later call forgets.  A guest entry is a signal
+	 * handler's read inside its thread's write: the unlock is its own.
+	 */
+	if (h && h->data != VARIANT_GUEST && write_held_by_self(rw, true))
+		h = NULL;
 	if (h && h->reentries > 0) {
 		h->reentries--;
 		held_unpin();
@@ -784,5 +927,14 @@ static int unlock_slow(pthread_rwlock_t *rw, const void *caller)
 		profile_release(rw); /* after the release: its clock read is not in the critical section */
 		return r;
 	}
+#ifdef VARIANT_UNDER_UNLISTED
+	/*
+	 * No entry: where the lock underneath answers for its holds, a hold
+	 * of it (the caller's, or another's as glibc releases one) if it has
+	 * any; else a fast hold released on its reader's behalf, or nothing.
+	 */
+	if (under_unlisted() && variant_read_held_class(rw, 0))
+		return variant_read_unlock_under(rw);
+#endif
 	return unlock_unlisted(rw, caller);
 }

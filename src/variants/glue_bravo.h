@@ -182,6 +182,15 @@ static bool under_read_held(pthread_rwlock_t *rw)
 #define VARIANT_WRITE_UNLOCK_GLIBC 1
 
 /*
+ * A hold of glibc's lock (data 0, a slow read) is glibc's to answer for:
+ * outside strict mode it is not listed (variant.h), so that its re-entry,
+ * its unlock by another thread and a write lock by its reader are
+ * glibc's own results.  A fast hold stays listed: its slot must reach
+ * its unlock, and only its reader can release it.
+ */
+#define VARIANT_UNDER_UNLISTED 1
+
+/*
  * The write fast path is glibc's try-lock and a look at the BRAVO word,
  * which stays 0 on a process-shared lock (its readers go to glibc): the
  * path is right for such locks too, and skips the test (variant.h).

@@ -162,6 +162,23 @@
  *                                         (BRAVO-pthread: their BRAVO word
  *                                         stays 0, no reader enables bias)
  *
+ * A variant whose plain holds (data 0) are the holds of a lock that can
+ * answer for them itself -- glibc's rwlock, which counts its readers and
+ * lets any thread release one (BRAVO-pthread) -- defines
+ * VARIANT_UNDER_UNLISTED and provides
+ *
+ *   variant_read_held_class(rw, 0)        (above) the lock underneath is
+ *                                         read-held
+ *   variant_read_unlock_under(rw)         (below) release one such hold
+ *
+ * rwlock.c then keeps those holds off the held-lock list outside strict
+ * mode (acquire.h, under_holds_unlisted): such a read is the lock
+ * underneath and nothing else, its re-entry a new hold of it, a write by
+ * its reader a wait in it, and an unlock that finds no entry of the
+ * caller's releases a hold of it, all as that lock itself answers.  Only
+ * holds that another thread cannot release (BRAVO's table slots, guests)
+ * are listed.
+ *
  * Every variant's lock names its writer by thread id while write-held
  * (handle.h, __cur_writer; the id is held_self()) and defines
  * VARIANT_WRITE_OWNER: rwlock.c keeps write holds out of the held-lock

@@ -35,7 +35,8 @@
  *     interrupted thread's lock and others; exclusion is checked and
  *     nothing may hang.  Twice: once with what glibc survives, once also
  *     with the blocking reads libbravo promises beyond glibc (its own
- *     queued write; read re-entry on a writer-preferring lock, doc/compatibility.md).
+ *     queued write; read re-entry on a writer-preferring lock, except
+ *     where glibc's lock answers for reads: doc/compatibility.md).
  *
  * tests/stress/signal_storm.c covers signals whose handler takes no lock.
  */
@@ -745,7 +746,8 @@ static void sigalrm_storm_with_handlers_reading_the_threads_lock_and_20_others_o
  *   - takes the interrupted thread's lock for reading, by what its thread
  *     was doing (a thread-local state set around each call): a blocking
  *     read when its thread holds it for reading (a re-entry; on the
- *     writer-preferring kind libbravo only), EDEADLK from rdlock and
+ *     writer-preferring kind libbravo only, and not where glibc's lock
+ *     answers for reads: reads_answered_as_glibc), EDEADLK from rdlock and
  *     EBUSY from the try forms when its thread holds it for writing; when
  *     its thread is inside a lock or unlock call of it, tryrdlock only
  *     (see own_lock_in_handler);
@@ -854,8 +856,13 @@ static void own_lock_in_handler(int i, enum wstate st)
 		break;
 	case W_HOLD_RD:
 		H_EXPECT(pthread_rwlock_trywrlock(l), EBUSY, EBUSY);
-		if (!pw || storm_beyond_glibc) {
-			/* a re-entry: glibc's reader preference; libbravo's count (doc/compatibility.md) */
+		if (!pw || (storm_beyond_glibc && !reads_answered_as_glibc())) {
+			/*
+			 * a re-entry: glibc's reader preference; libbravo's count
+			 * (doc/compatibility.md).  Where glibc's lock answers for
+			 * reads, a writer-preferring lock's re-entry waits behind a
+			 * waiting writer, as glibc's does: a try only, below.
+			 */
 			if (r % 2) {
 				rc = H_EXPECT_AS("rdlock of a lock its thread reads (a re-entry)",
 						 pthread_rwlock_rdlock(l), 0, 0);
@@ -1162,7 +1169,9 @@ static void signal_storm_with_handlers_taking_locks_interrupts_every_lock_call_w
  * libbravo only: the handlers also read, blocking, the lock their thread
  * is queued to write (glibc may wait for that write for ever), and
  * re-read a writer-preferring lock their thread reads (glibc deadlocks;
- * libbravo only counts the re-entry, doc/compatibility.md).
+ * libbravo only counts the re-entry, doc/compatibility.md; where glibc's
+ * lock answers for reads, BRAVO-pthread's default mode, that re-entry is
+ * a try, as in the first storm).
  */
 static void signal_storm_with_handlers_reading_their_threads_queued_and_held_locks_finishes(void)
 {

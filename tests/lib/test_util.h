@@ -200,6 +200,21 @@ static inline bool strict_mode(void)
 	return !under_glibc() && s && strcmp(s, "1") == 0;
 }
 
+/*
+ * Every read hold the program takes is answered for as glibc's lock
+ * answers: under glibc, and under BRAVO-pthread outside strict mode,
+ * which lists only its fast holds (doc/compatibility.md): a read
+ * re-entry is a new hold (on a writer-preferring lock it waits behind a
+ * waiting writer), a write lock by a reader waits (for ever, or until its
+ * deadline), an unlock by another thread releases one hold.  Elsewhere
+ * libbravo's list of the thread's holds answers: a re-entry only counted,
+ * EDEADLK for a write by a reader.
+ */
+static inline bool reads_answered_as_glibc(void)
+{
+	return lock_underneath_is_glibcs() && !strict_mode();
+}
+
 static inline struct timespec ts_now(clockid_t c)
 {
 	struct timespec t;

@@ -18,7 +18,8 @@ preload_programs = \
 # assembles the suite, harness.c has the helper threads).
 tests_preload_posix_rwlock_test_SOURCES = tests/preload/posix_rwlock/main.c \
 	tests/preload/posix_rwlock/posix_rwlock.h tests/preload/posix_rwlock/harness.c \
-	tests/preload/posix_rwlock/edeadlk_ebusy.c tests/preload/posix_rwlock/unlock_unheld.c \
+	tests/preload/posix_rwlock/edeadlk_ebusy.c tests/preload/posix_rwlock/reader_calls.c \
+	tests/preload/posix_rwlock/unlock_unheld.c \
 	tests/preload/posix_rwlock/timed.c tests/preload/posix_rwlock/exclusion.c \
 	tests/preload/posix_rwlock/lifecycle.c tests/preload/posix_rwlock/pshared.c \
 	tests/preload/posix_rwlock/scale.c tests/preload/posix_rwlock/churn.c \
@@ -50,7 +51,7 @@ tests_preload_dropin_SOURCES = tests/preload/dropin_test.c tests/lib/test_util.h
 preload_system_programs = tests/preload/system/oldsym_test tests/preload/system/leak_test \
 	tests/preload/system/early_ctor_test tests/preload/system/stats_test \
 	tests/preload/system/broken_stderr_run tests/preload/system/stderr_test
-tests_preload_system_oldsym_test_SOURCES = tests/preload/system/oldsym_test.c
+tests_preload_system_oldsym_test_SOURCES = tests/preload/system/oldsym_test.c tests/lib/test_util.h
 tests_preload_system_leak_test_SOURCES = tests/preload/system/leak_test.c tests/lib/test_util.h
 tests_preload_system_early_ctor_test_SOURCES = tests/preload/system/early_ctor_test.c tests/lib/test_util.h
 tests_preload_system_stats_test_SOURCES = tests/preload/system/stats_test.c tests/lib/test_util.h
@@ -58,7 +59,7 @@ tests_preload_system_broken_stderr_run_SOURCES = tests/preload/system/broken_std
 tests_preload_system_stderr_test_SOURCES = tests/preload/system/stderr_test.c tests/lib/test_util.h
 # A library preloaded beside libbravo whose constructor takes rwlocks.
 check_LTLIBRARIES = tests/preload/system/early_ctor_lib.la
-tests_preload_system_early_ctor_lib_la_SOURCES = tests/preload/system/early_ctor_lib.c
+tests_preload_system_early_ctor_lib_la_SOURCES = tests/preload/system/early_ctor_lib.c tests/lib/test_util.h
 tests_preload_system_early_ctor_lib_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 # The per-lock profile (tests/preload/profile/profile_check.py): known

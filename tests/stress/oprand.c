@@ -44,7 +44,10 @@
  * hold on another reader's behalf when there is one, a timed call with a
  * bad deadline is EINVAL first) plus what libbravo adds (EDEADLK for
  * read-then-write, read re-entry that never waits); process-shared locks
- * are glibc's own.  "strict" is BRAVO_CHECK=1: EPERM for an unlock by a
+ * are glibc's own.  Under BRAVO-pthread (its object's name) the default
+ * mode's reads are glibc's lock's (doc/compatibility.md): a reader's own
+ * write and re-entry get glibc's results there as well (cfg.glibc_reads:
+ * a write times out, a re-entry may wait behind a waiting writer).  "strict" is BRAVO_CHECK=1: EPERM for an unlock by a
  * thread that holds nothing (nothing released), EBUSY from destroy of a held
  * lock, EINVAL on a destroyed lock.  "posix" only issues calls whose result
  * POSIX or glibc defines, for the run without preload.  The default picks by
@@ -192,7 +195,8 @@ static struct {
 	enum model_kind model;
 	const char *mutant;
 	bool destroy_waited;   /* default model: destroy while threads wait */
-} cfg = { 1, 2000, 3, 4, 20, MODEL_LIBBRAVO, NULL, false };
+	bool glibc_reads;      /* default model: a reader's own calls are glibc's (BRAVO-pthread) */
+} cfg = { 1, 2000, 3, 4, 20, MODEL_LIBBRAVO, NULL, false, false };
 
 /* Mutant models: each is wrong in one place and must be caught. */
 static bool mutant(const char *name)
@@ -552,8 +556,11 @@ static unsigned expected(const struct call *c, unsigned self)
 
 		if (is_try(c->op))
 			return S(RES_EBUSY);
-		if (!posix && !pshared)
+		if (!posix && !pshared && !cfg.glibc_reads)
 			return S(RES_EDEADLK);
+		/* BRAVO-pthread: glibc's lock, whose write waits (the bad deadline was EINVAL above) */
+		if (!posix && !pshared)
+			return S(RES_ETIMEDOUT);
 		/* glibc does not detect read-then-write: a timed call times out. */
 		e = S(RES_EDEADLK) | S(RES_ETIMEDOUT);
 		if (c->when == W_BAD_NSEC)
@@ -563,8 +570,8 @@ static unsigned expected(const struct call *c, unsigned self)
 	if (h == H_READ) {
 		unsigned e;
 
-		/* A read re-entry: libbravo only bumps the count. */
-		if (!posix && !pshared)
+		/* A read re-entry: libbravo only bumps the count (but BRAVO-pthread: glibc's). */
+		if (!posix && !pshared && !cfg.glibc_reads)
 			return S(RES_OK);
 		/* glibc: a re-entry queues behind a waiting writer when the
 		 * lock prefers writers (or may), and checks deadlines first. */
@@ -708,7 +715,7 @@ static struct call choose(struct thread_state *ts)
 	if (c.op == OP_RD || c.op == OP_WR) {
 		if (dead || m->hold[self] == H_WRITE) {
 			c.inline_ = true;   /* EINVAL, EDEADLK at once */
-		} else if (m->hold[self] == H_READ && !posix && !pshared) {
+		} else if (m->hold[self] == H_READ && !posix && !pshared && !cfg.glibc_reads) {
 			c.inline_ = true;   /* libbravo: re-entry or EDEADLK at once */
 		} else if (holds_anything(self)) {
 			/* An untimed wait while holding could deadlock the tester. */
@@ -1128,6 +1135,18 @@ static enum model_kind default_model(const char *obj)
 	return check && strcmp(check, "1") == 0 ? MODEL_STRICT : MODEL_LIBBRAVO;
 }
 
+/*
+ * The libbravo model under BRAVO-pthread: its default mode lists no hold
+ * of glibc's lock, so a reader's own calls get glibc's results.
+ */
+static bool glibc_reads_of(const char *obj)
+{
+	const char *base = strrchr(obj, '/');
+
+	return cfg.model == MODEL_LIBBRAVO &&
+	       strcmp(base ? base + 1 : obj, "libbravo-bravo-pthread.so") == 0;
+}
+
 #ifdef OPRAND_FUZZER
 /*
  * libFuzzer harness: one thread, every choice from the input; the locks and
@@ -1145,6 +1164,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	cfg.threads = 1;
 	cfg.model = default_model(rwlock_object());
+	cfg.glibc_reads = glibc_reads_of(rwlock_object());
 	if (m && *m) {
 		for (int i = 0; mutant_names[i]; i++)
 			if (strcmp(m, mutant_names[i]) == 0)
@@ -1223,7 +1243,8 @@ static void usage(FILE *f)
 		"  --locks N       locks, 1..%d: default kind, static initializer,\n"
 		"                  writer-preferring kind, process-shared (default 4)\n"
 		"  --model M       libbravo (libbravo's default mode: glibc's results plus\n"
-		"                  EDEADLK and read re-entry), strict (BRAVO_CHECK=1: EPERM,\n"
+		"                  EDEADLK and read re-entry; under libbravo-bravo-pthread.so\n"
+		"                  a reader's own calls get glibc's results), strict (BRAVO_CHECK=1: EPERM,\n"
 		"                  EBUSY from destroy, EINVAL on a destroyed lock) or posix\n"
 		"                  (only calls POSIX/glibc define); default: libbravo when\n"
 		"                  the rwlock functions come from a libbravo object (strict\n"
@@ -1329,6 +1350,7 @@ int main(int argc, char **argv)
 		cfg.model = MODEL_POSIX;
 	else
 		bad_usage("--model: '%s' is not libbravo, strict or posix", model_arg);
+	cfg.glibc_reads = glibc_reads_of(obj);
 	if (mutant("unlock-unheld-eperm") && cfg.model != MODEL_LIBBRAVO)
 		bad_usage("mutant '%s' applies to the libbravo model only", cfg.mutant);
 	if (mutant("unlock-unheld-ok") && cfg.model != MODEL_STRICT)
@@ -1336,8 +1358,9 @@ int main(int argc, char **argv)
 
 	if (init_all_locks() != 0)
 		return 1;
-	printf("oprand: seed=%" PRIu64 " threads=%u steps=%u locks=%u model=%s%s%s rwlock=%s\n",
+	printf("oprand: seed=%" PRIu64 " threads=%u steps=%u locks=%u model=%s%s%s%s rwlock=%s\n",
 	       cfg.seed, cfg.threads, cfg.steps, cfg.locks, model_names[cfg.model],
+	       cfg.glibc_reads ? " reads=glibc" : "",
 	       cfg.mutant ? " mutant=" : "", cfg.mutant ? cfg.mutant : "", obj);
 	fflush(stdout);
 	for (unsigned t = 0; t < cfg.threads; t++) {

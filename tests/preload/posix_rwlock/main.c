@@ -44,11 +44,13 @@ static Suite *rwlock_suite(void)
 
 	add_edeadlk_tests(new_tcase(s, "edeadlk", 10));
 	add_ebusy_tests(new_tcase(s, "ebusy", 10));
+	add_reader_calls_tests(new_tcase(s, "reader_calls", 20));
 	add_unlock_unheld_tests(new_tcase(s, "unlock_unheld", 10));
 
 	/* [strict]: BRAVO_CHECK=1 (tests/preload/run: CK_RUN_CASE=strict). */
 	if (strict_mode()) {
 		tc = new_tcase(s, "strict", 10);
+		add_strict_edeadlk_tests(tc);
 		add_strict_unlock_tests(tc);
 		add_strict_destroy_tests(tc);
 		add_strict_pshared_tests(tc);

@@ -3,7 +3,8 @@
  * posix_rwlock.h - what the files of tests/preload/posix_rwlock_test share:
  * lock operations by number, the helper threads (holder, one-shot,
  * waiter) of harness.c, the registration macros of the [libbravo],
- * [default] and [strict] checks, and each file's part of the suite.
+ * [default], [strict], [list] and [glibc reads] checks, and each file's
+ * part of the suite.
  *
  * One program, one suite (main.c); each other .c holds the tests of one
  * or a few sections and adds them to the test cases main.c creates, in
@@ -175,9 +176,38 @@ void check_basic_usage(pthread_rwlock_t *l);
 			tcase_add_test(tc, fn);                               \
 	} while (0)
 
+/*
+ * [list]: libbravo's answers from the caller's list of its own holds
+ * where glibc waits (a write lock by a reader: EDEADLK); not under glibc,
+ * nor where glibc's lock answers for reads (reads_answered_as_glibc:
+ * BRAVO-pthread outside strict mode, whose write by a reader waits).
+ */
+#define ADD_LISTED_TEST(tc, fn)                                               \
+	do {                                                                  \
+		if (under_glibc() || reads_answered_as_glibc())               \
+			fprintf(stderr, "not run where glibc's lock answers for reads ([list]): %s\n", #fn); \
+		else                                                          \
+			tcase_add_test(tc, fn);                               \
+	} while (0)
+
+/*
+ * [glibc reads]: glibc's answers to a reader's own calls on what it
+ * reads, where libbravo's list would answer otherwise: under glibc, and
+ * where glibc's lock answers for reads (reads_answered_as_glibc).
+ */
+#define ADD_GLIBC_READS_TEST(tc, fn)                                          \
+	do {                                                                  \
+		if (!reads_answered_as_glibc())                               \
+			fprintf(stderr, "not run where the held-lock list answers ([glibc reads]): %s\n", #fn); \
+		else                                                          \
+			tcase_add_test(tc, fn);                               \
+	} while (0)
+
 /* Each file's tests, added to the test case main.c names. */
 void add_edeadlk_tests(TCase *tc);              /* edeadlk_ebusy.c */
 void add_ebusy_tests(TCase *tc);                /* edeadlk_ebusy.c */
+void add_strict_edeadlk_tests(TCase *tc);       /* edeadlk_ebusy.c */
+void add_reader_calls_tests(TCase *tc);         /* reader_calls.c */
 void add_unlock_unheld_tests(TCase *tc);        /* unlock_unheld.c */
 void add_strict_unlock_tests(TCase *tc);        /* unlock_unheld.c */
 void add_strict_destroy_tests(TCase *tc);       /* lifecycle.c */

@@ -219,6 +219,43 @@ START_TEST(unlocks_while_two_other_threads_hold_read_release_one_hold_each_as_gl
 }
 END_TEST
 
+static void *unlock_in_thread(void *l)
+{
+	return (void *)(intptr_t)pthread_rwlock_unlock(l);
+}
+
+/*
+ * A reader whose read another thread released (glibc lets it) holds
+ * nothing: its write lock gets in, and its next unlock releases that
+ * write, as glibc's unlock does by its writer (libbravo once released
+ * the forgotten read's list entry instead, and the write stayed held).
+ * The read held through the lock underneath, then through BRAVO's table.
+ */
+START_TEST(reader_whose_read_another_thread_released_write_locks_and_unlocks_the_write)
+{
+	for (int warm = 0; warm < 2; warm++) {
+		pthread_rwlock_t l;
+		pthread_t th;
+		void *rc;
+
+		init_default(&l);
+		if (warm)
+			warm_reads(&l, 2000);
+		ck_assert_rc(pthread_rwlock_rdlock(&l), 0);
+		ck_assert_rc(pthread_create(&th, NULL, unlock_in_thread, &l), 0);
+		ck_assert_rc(pthread_join(th, &rc), 0);
+		ck_assert_int_eq((int)(intptr_t)rc, 0);
+		ck_assert_rc(pthread_rwlock_trywrlock(&l), 0);
+		ck_assert_other(&l, OP_TRYRD, 0, EBUSY);
+		ck_assert_rc(pthread_rwlock_unlock(&l), 0);
+		ck_assert_other(&l, OP_TRYWR, 0, 0);
+		ck_assert_other(&l, OP_TRYRD, 0, 0);
+		check_basic_usage(&l);
+		pthread_rwlock_destroy(&l);
+	}
+}
+END_TEST
+
 /*
  * [libbravo] glibc corrupts its lock here.  libbravo: 0, nothing released,
  * and one line on stderr, once per process, which names no address (a
@@ -392,6 +429,7 @@ void add_unlock_unheld_tests(TCase *tc)
 	ADD_LIBBRAVO_DEFAULT_TEST(tc, unlock_after_releasing_write_lock_returns_0_and_changes_nothing);
 	ADD_DEFAULT_TEST(tc, unlock_while_other_thread_holds_read_releases_that_hold_as_glibc_does);
 	ADD_DEFAULT_TEST(tc, unlocks_while_two_other_threads_hold_read_release_one_hold_each_as_glibc_does);
+	ADD_DEFAULT_TEST(tc, reader_whose_read_another_thread_released_write_locks_and_unlocks_the_write);
 	ADD_LIBBRAVO_DEFAULT_TEST(tc, unlock_while_other_thread_holds_write_returns_0_releases_nothing_and_says_so_once);
 	ADD_LIBBRAVO_DEFAULT_TEST(tc, unlock_of_lock_held_only_by_caller_on_another_lock_returns_0_and_changes_nothing);
 }

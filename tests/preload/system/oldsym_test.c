@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../lib/test_util.h"
+
 #if defined(__x86_64__)
 __asm__(".symver pthread_rwlock_init, pthread_rwlock_init@GLIBC_2.2.5");
 __asm__(".symver pthread_rwlock_rdlock, pthread_rwlock_rdlock@GLIBC_2.2.5");
@@ -65,8 +67,12 @@ int main(int argc, char **argv)
 	}
 	if (pthread_rwlock_rdlock(&lock) != 0)
 		return fail("rdlock failed");
-	/* glibc would deadlock here; libbravo reports it. */
-	if (pthread_rwlock_wrlock(&lock) != EDEADLK)
+	/*
+	 * glibc would deadlock here; libbravo reports it, but where glibc's
+	 * lock answers for reads (BRAVO-pthread outside strict mode), which
+	 * waits as glibc's does: not asked, a wrlock would never return.
+	 */
+	if (!reads_answered_as_glibc() && pthread_rwlock_wrlock(&lock) != EDEADLK)
 		return fail("wrlock while reading did not return EDEADLK");
 	if (pthread_rwlock_unlock(&lock) != 0 || pthread_rwlock_destroy(&lock) != 0)
 		return fail("unlock/destroy failed");
