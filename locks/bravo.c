@@ -169,14 +169,23 @@ vr_slot_t *vr_free_way(struct vr_table *t, vr_slot_t *slot)
 	if (ways == 1)
 		return NULL;
 	s = vr_free_in_cell(slot - (index & (ways - 1)), ways, (uint32_t)index + 1);
-	if (s) /* next time, try this way first (relative to the lock's home way) */
-		vr_way_hint ^= (uint32_t)((size_t)(s - t->slot) ^ index) & (ways - 1);
 	for (uint32_t r = 1; !s && r <= VR_SPILL_ROWS && r <= t->row_mask; r++) {
 		size_t other = (row ^ r) & t->row_mask;
 
 		s = vr_free_in_cell(&t->slot[(other << t->row_shift | in_row) & ~(size_t)(ways - 1)],
 				    ways, (uint32_t)index);
 	}
+	return s;
+}
+
+vr_slot_t *vr_next_way(struct vr_table *t, vr_slot_t *slot)
+{
+	vr_slot_t *s = vr_free_way(t, slot);
+	size_t moved = s ? (size_t)(s - t->slot) ^ (size_t)(slot - t->slot) : 0;
+
+	/* In the same cell: next time, try this way first (the hint is relative to the home way). */
+	if (moved >> t->way_bits == 0)
+		vr_way_hint ^= (uint32_t)moved;
 	return s;
 }
 
@@ -487,9 +496,8 @@ static int vr_wait_for_readers(struct vr_table *t, const void *token, const stru
 	 * many as the CPUs, one of them is preempted and the wait lasts until
 	 * it runs again: yield at once instead of burning its time slice.
 	 */
-	unsigned long inside = vr_count(t, token, ULONG_MAX - 1);
-	struct backoff bo = { 0, wait_spin_pays(inside > UINT32_MAX ? UINT32_MAX : (uint32_t)inside)
-				 ? wait_spin_budget : 0 };
+	unsigned long inside = vr_count(t, token, wait_cpus()); /* stops past the CPUs */
+	struct backoff bo = { 0, wait_spin_pays((uint32_t)inside) ? wait_spin_budget : 0 };
 	int r;
 
 	if (tolerate == 0) {
@@ -631,13 +639,7 @@ enum bravo_miss bravo_miss_cause(struct bravo *b, enum vr_scope scope, uint64_t 
 	if (!t)
 		return BRAVO_MISS_LOST_RACE;
 	slot = vr_slot_of(t, (uint64_t)(uintptr_t)token_of(b));
-	if (atomic_load_explicit(slot, memory_order_relaxed)) {
-		uint32_t hint = vr_way_hint; /* a look, not a read: keep the thread's way */
-		bool full = !vr_free_way(t, slot);
-
-		vr_way_hint = hint;
-		if (full)
-			return BRAVO_MISS_COLLISION;
-	}
+	if (atomic_load_explicit(slot, memory_order_relaxed) && !vr_free_way(t, slot))
+		return BRAVO_MISS_COLLISION;
 	return BRAVO_MISS_LOST_RACE;
 }

@@ -395,6 +395,8 @@ static inline vr_slot_t *vr_slot_of(struct vr_table *t, uint64_t token)
  * one is taken, or with one way per cell (bravo.c).
  */
 vr_slot_t *vr_free_way(struct vr_table *t, vr_slot_t *slot);
+/* vr_free_way for a reader about to claim the slot: a free way of its own cell becomes its hint. */
+vr_slot_t *vr_next_way(struct vr_table *t, vr_slot_t *slot);
 
 /* Column of token in a 2D table (the slots a revocation scans). */
 static inline uint32_t vr_column_of(uint64_t token)
@@ -467,7 +469,7 @@ bravo_read_fast(struct bravo *b, enum vr_scope scope, bool inline_path)
 	 * preempted in its read, or this thread's own earlier read).
 	 */
 	if (!inline_path && atomic_load_explicit(slot, memory_order_relaxed) &&
-	    !(slot = vr_free_way(table, slot)))
+	    !(slot = vr_next_way(table, slot)))
 		return NULL;
 	/*
 	 * Dekker pair with bravo_revoke(): the seq_cst CAS publishes the slot

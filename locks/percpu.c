@@ -25,24 +25,23 @@ int percpu_write_lock(struct percpu_lock *l, const struct deadline *dl)
 }
 
 /* Over every sub-lock, racy snapshots: readers inside; departures (a sum, modulo 2^32). */
-static uint32_t percpu_inside(const void *arg)
+static uint32_t percpu_sum(const struct percpu_lock *l, uint32_t (*of)(const void *))
 {
-	const struct percpu_lock *l = arg;
 	uint32_t n = 0;
 
 	for (unsigned i = 0; i < l->nsub; i++)
-		n += ba_readers_of(&l->sub[i].ba);
+		n += of(&l->sub[i].ba);
 	return n;
+}
+
+static uint32_t percpu_inside(const void *arg)
+{
+	return percpu_sum(arg, ba_readers_of);
 }
 
 static uint32_t percpu_departed(const void *arg)
 {
-	const struct percpu_lock *l = arg;
-	uint32_t n = 0;
-
-	for (unsigned i = 0; i < l->nsub; i++)
-		n += ba_departed_of(&l->sub[i].ba);
-	return n;
+	return percpu_sum(arg, ba_departed_of);
 }
 
 static const struct wait_readers percpu_readers = { percpu_inside, percpu_departed };

@@ -197,6 +197,12 @@ static void pin_here(void)
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
 }
 
+/* The slot this thread's next read of lock tries first (its CPU's row, its way). */
+static vr_slot_t *first_try(struct bba *lock)
+{
+	return vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(lock));
+}
+
 /* A token no lock has: what another lock's reader leaves in a slot. */
 #define FOREIGN_TOKEN ((const void *)(uintptr_t)3)
 
@@ -916,7 +922,7 @@ START_TEST(busy_home_way_sends_the_reader_to_another_way_of_its_cell)
 
 	pin_here();
 	enable_bias(&l);
-	home = vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(&l));
+	home = first_try(&l);
 	atomic_store(home, FOREIGN_TOKEN); /* another lock's reader on this CPU */
 	cookie = fast_read(&l);
 	ck_assert_ptr_ne((vr_slot_t *)cookie, home);
@@ -940,7 +946,7 @@ START_TEST(full_cell_sends_the_reader_to_its_locks_cell_in_another_row)
 	t = table();
 	if (t->row_mask == 0)
 		return; /* one row: nothing to show (single-CPU machine) */
-	home = vr_slot_of(t, (uint64_t)(uintptr_t)token_of(&l));
+	home = first_try(&l);
 	cell = cell_of_slot(home);
 	for (uint32_t w = 0; w < ways(); w++)
 		atomic_store(&cell[w], FOREIGN_TOKEN); /* readers preempted on this CPU */
@@ -964,13 +970,13 @@ START_TEST(reader_that_found_its_way_taken_tries_the_free_one_first_next_time)
 
 	pin_here();
 	enable_bias(&l);
-	home = vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(&l));
+	home = first_try(&l);
 	atomic_store(home, FOREIGN_TOKEN); /* a reader preempted on this CPU */
 	first = fast_read(&l);
 	ck_assert_ptr_ne((vr_slot_t *)first, home);
 	rd_unlock(&l, first);
 	/* the thread's first try is now the way it found free */
-	ck_assert_ptr_eq(vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(&l)), (vr_slot_t *)first);
+	ck_assert_ptr_eq(first_try(&l), (vr_slot_t *)first);
 	again = fast_read(&l);
 	ck_assert_uint_eq(again, first);
 	rd_unlock(&l, again);
@@ -1026,7 +1032,7 @@ START_TEST(full_cell_is_a_collision_even_when_every_way_holds_the_same_lock)
 
 	pin_here();
 	enable_bias(&l);
-	home = vr_slot_of(table(), (uint64_t)(uintptr_t)token_of(&l));
+	home = first_try(&l);
 	/* Other threads, preempted inside their reads of l. */
 	atomic_store(home, token_of(&l));
 	fill_other_ways(home, token_of(&l));
