@@ -10,8 +10,10 @@
  * lock is glibc's bytes, as under BRAVO-pthread without the BRAVO word:
  * glibc names its writer (VARIANT_WRITE_OWNER), its unlock is glibc's
  * (VARIANT_WRITE_UNLOCK_GLIBC); the fast paths are glibc's try-locks.
- * rwlock.c's rules stand (its EDEADLK for a write by a reader, where
- * glibc itself would hang).  A reader count overflow (EAGAIN) is glibc's
+ * Its read holds are glibc's to answer for (VARIANT_UNDER_UNLISTED):
+ * outside strict mode none is listed, so a write by a reader waits, a
+ * re-entry is a new hold and another thread's unlock releases one, as
+ * without the library.  A reader count overflow (EAGAIN) is glibc's
  * answer, passed on.
  */
 #ifndef LIBBRAVO_GLUE_GLIBC_H
@@ -115,6 +117,9 @@ static inline void variant_read_unlock(pthread_rwlock_t *rw, uintptr_t data)
 	(void)data;
 	real_loaded()->unlock(rw);
 }
+
+/* Every read hold is glibc's, data 0: none is listed (variant.h). */
+#define VARIANT_UNDER_UNLISTED 1
 
 /* Every read hold is data 0: glibc's unlock, a tail call (variant.h). */
 #define VARIANT_READ_UNLOCK_UNDER 1

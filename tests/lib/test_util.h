@@ -62,14 +62,16 @@ static inline bool under_glibc(void)
 }
 
 /*
- * The lock the program gets is glibc's own, bias aside: under glibc, and
- * under BRAVO-pthread (the run driver names the library it preloads).
+ * The lock the program gets is glibc's own, bias aside: under glibc, under
+ * BRAVO-pthread and under the profile's pass-through to glibc's lock (the
+ * run driver names the library it preloads).
  */
 static inline bool lock_underneath_is_glibcs(void)
 {
 	const char *s = getenv("EXPECT_RWLOCK_LIB");
 
-	return under_glibc() || (s && strcmp(s, "libbravo-bravo-pthread.so") == 0);
+	return under_glibc() || (s && (strcmp(s, "libbravo-bravo-pthread.so") == 0 ||
+				       strcmp(s, "libbravo-glibc.so") == 0));
 }
 
 /*
