@@ -86,6 +86,23 @@ for n in abc -1 " 5" +5 "5 " 0x5; do
 		bad "BRAVO_N=\"$n\": start-up line does not show slowdown_n=9: $(cat "$tmp/errn")" ;;
 	esac
 done
+# A value's control characters are escaped in the message, a backslash
+# doubled: one line, as the value reads.
+esc=$(printf '\033')
+nl='
+'
+want='libbravo: ignoring BRAVO_N="1\n2\x1b[31m\\" (want 0..1000000); using 9'
+BRAVO_N="1${nl}2${esc}[31m\\" LD_PRELOAD="$lib" "$prog" 2>"$tmp/errc" ||
+	bad "BRAVO_N with control characters: the program failed"
+[ "$(cat "$tmp/errc")" = "$want" ] || bad "BRAVO_N with control characters: want '$want', got: $(cat "$tmp/errc")"
+# One too long escaped is cut, still one line ending in "...", with no
+# raw control byte.
+BRAVO_N=$(printf '%0300d' 0 | tr 0 "$esc") LD_PRELOAD="$lib" "$prog" 2>"$tmp/errc" ||
+	bad "BRAVO_N of 300 ESC: the program failed"
+lines=$(wc -l <"$tmp/errc")
+raw=$(LC_ALL=C tr -d '\040-\176\n' <"$tmp/errc" | wc -c)
+[ "$lines" -eq 1 ] && [ "$raw" -eq 0 ] && grep -q '^libbravo: ignoring BRAVO_N="\\x1b.*\.\.\.$' "$tmp/errc" ||
+	bad "BRAVO_N of 300 ESC: want one cut line without raw control bytes, got $lines line(s), $raw raw byte(s): $(od -c "$tmp/errc" | tail -n 4)"
 # The 2D table's ways: 8 by default, BRAVO_TABLE_WAYS otherwise, 3 refused.
 case $variant in
 bravo-*)
@@ -126,5 +143,5 @@ for tool in BRAVO_LIBDIR=/usr/lib BRAVO_COMPARE_LOCK=glibc BRAVO_COMPARE_ROUND=1
 	unknown "$tool" ""
 done
 
-[ $fail -eq 0 ] && echo "stats_check: $variant: exact counts, stderr/file/off, switches, malformed settings and unknown names all as specified"
+[ $fail -eq 0 ] && echo "stats_check: $variant: exact counts, stderr/file/off, switches, malformed settings (escaped) and unknown names all as specified"
 exit $fail
