@@ -143,12 +143,13 @@ int libbravo_write(int fd, const void *buf, size_t len)
 /*
  * in[0..n) into out[size] with control characters and backslashes
  * escaped (\\n, \\x1b, \\\\): a message holds no line break of the text it
- * quotes (a path, an environment value).  Its length, or -1 if it does
- * not fit.
+ * quotes (a path, an environment value).  *len: the length written, whole
+ * escapes only; false if the rest did not fit.
  */
-static size_t escape_line(const char *in, size_t n, char *out, size_t size)
+static bool escape_line(const char *in, size_t n, char *out, size_t size, size_t *len)
 {
 	size_t o = 0;
+	bool fits = true;
 
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)in[i];
@@ -166,12 +167,15 @@ static size_t escape_line(const char *in, size_t n, char *out, size_t size)
 			esc[0] = (char)c;
 			k = 1;
 		}
-		if (o + k > size)
-			return (size_t)-1;
+		if (o + k > size) {
+			fits = false;
+			break;
+		}
 		memcpy(out + o, esc, k);
 		o += k;
 	}
-	return o;
+	*len = o;
+	return fits;
 }
 
 void libbravo_message(const char *fmt, ...)
@@ -196,10 +200,8 @@ void libbravo_message(const char *fmt, ...)
 	len += (size_t)n;
 	if (len > sizeof(prefix) - 1 && buf[len - 1] == '\n')
 		len--;
-	len = escape_line(buf, len, line, sizeof(line) - sizeof(cut));
-	if (len == (size_t)-1) {
-		/* Cut: end in "...\n". */
-		len = sizeof(line) - sizeof(cut);
+	if (!escape_line(buf, len, line, sizeof(line) - sizeof(cut), &len)) {
+		/* Cut after the last whole escape: end in "...\n". */
 		memcpy(line + len, cut, sizeof(cut) - 1);
 		len += sizeof(cut) - 1;
 	} else {

@@ -13,6 +13,9 @@
 #                the program's own (0, as without preload), not SIGPIPE's
 #   reopened     the program closed stderr and opened a file on fd 2: the
 #                file gets none of libbravo's text
+#   write-fails  BRAVO_STATS_FILE or BRAVO_PROFILE_FILE a file whose write
+#                fails (/dev/full): one line saying the report is dropped,
+#                and the program's own exit status (0)
 #
 # Prints what differs; exits 1 on any difference.
 set -u
@@ -23,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "report_check: $variant: $*"; fail=1; }
 unset LD_PRELOAD BRAVO_N BRAVO_TABLE_SIZE BRAVO_SPIN BRAVO_VERBOSE BRAVO_STATS \
-	BRAVO_STATS_FILE BRAVO_CHECK BRAVO_COHORT_NODES BRAVO_COHORT_HANDOFF
+	BRAVO_STATS_FILE BRAVO_CHECK BRAVO_COHORT_NODES BRAVO_COHORT_HANDOFF BRAVO_PROFILE BRAVO_PROFILE_FILE
 # stderr_test checks which library answered: the variant, and libc.so.6 in
 # the runs without preload (env EXPECT_RWLOCK_LIB=$native).
 EXPECT_RWLOCK_LIB=libbravo-$variant.so
@@ -108,9 +111,19 @@ for how in plain closed-at-exec; do
 			bad "reopened ($how, $pre): the program's file holds: $(head -n 3 "$tmp/log" 2>/dev/null)"
 	done
 done
+# write-fails: the report's write fails (ENOSPC); the program's own result.
+if [ -w /dev/full ]; then
+	under BRAVO_STATS_FILE=/dev/full || bad "write-fails: statistics: the program failed (exit $?)"
+	one_line write-fails-statistics "^libbravo: cannot write statistics to /dev/full: .*; statistics dropped$"
+	under BRAVO_PROFILE_FILE=/dev/full || bad "write-fails: profile: the program failed (exit $?)"
+	one_line write-fails-profile "^libbravo: cannot write the profile to /dev/full: .*; profile dropped$"
+else
+	bad "write-fails: no writable /dev/full"
+fi
+
 # The report still comes when stderr is the one it started with.
 under BRAVO_STATS=1 || bad "stderr report: the program failed"
 grep -qx "libbravo.variant=$variant" "$tmp/err" || bad "BRAVO_STATS=1: no report on an unchanged stderr"
 
-[ $fail -eq 0 ] && echo "report_check: $variant: symlinks refused, mode, too-long path, broken pipe, reopened stderr all as specified"
+[ $fail -eq 0 ] && echo "report_check: $variant: symlinks refused, mode, too-long path, broken pipe, reopened stderr, failed report writes all as specified"
 exit $fail

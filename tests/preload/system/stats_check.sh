@@ -63,8 +63,10 @@ LD_PRELOAD="$lib" "$prog" 2>"$tmp/err0" || bad "stats_test failed without statis
 [ -s "$tmp/err0" ] && bad "statistics off, yet stderr says: $(cat "$tmp/err0")"
 
 # A malformed value: one line naming the variable and the default; the
-# program still runs, with the default.
-for setting in BRAVO_N=abc BRAVO_N=-1 BRAVO_TABLE_SIZE=1000 BRAVO_TABLE_SIZE=1024 \
+# program still runs, with the default.  A number is decimal digits only:
+# no blank, sign or base prefix.
+for setting in BRAVO_N=abc BRAVO_N=-1 "BRAVO_N= 5" BRAVO_N=+5 "BRAVO_N=5 " BRAVO_N=0x5 \
+	BRAVO_TABLE_SIZE=1000 BRAVO_TABLE_SIZE=1024 \
 	BRAVO_TABLE_WAYS=0 BRAVO_TABLE_WAYS=3 BRAVO_TABLE_WAYS=128 BRAVO_SPIN=12x BRAVO_VERBOSE=2 BRAVO_STATS=maybe BRAVO_CHECK=-1 BRAVO_COHORT_NODES=0 \
 	BRAVO_COHORT_HANDOFF=many; do
 	name=${setting%%=*}
@@ -73,11 +75,34 @@ for setting in BRAVO_N=abc BRAVO_N=-1 BRAVO_TABLE_SIZE=1000 BRAVO_TABLE_SIZE=102
 	[ "$lines" -eq 1 ] || bad "$setting: want one line on stderr, got $lines: $(cat "$tmp/errm")"
 	grep -q "libbravo: ignoring $name=.*; using " "$tmp/errm" || bad "$setting: message does not name $name and the default: $(cat "$tmp/errm")"
 done
-# And the default is really used: BRAVO_N=abc keeps N = 9.
-BRAVO_N=abc BRAVO_VERBOSE=1 LD_PRELOAD="$lib" "$prog" 2>"$tmp/errn"
-case $variant in
-bravo-*) grep -q "slowdown_n=9" "$tmp/errn" || bad "BRAVO_N=abc: start-up line does not show slowdown_n=9: $(cat "$tmp/errn")" ;;
-esac
+# And the default is really used: a malformed BRAVO_N keeps N = 9, as
+# its line says (and the BRAVO variants' start-up line shows).
+for n in abc -1 " 5" +5 "5 " 0x5; do
+	BRAVO_N=$n BRAVO_VERBOSE=1 LD_PRELOAD="$lib" "$prog" 2>"$tmp/errn" || bad "BRAVO_N=\"$n\": the program failed"
+	grep -qxF "libbravo: ignoring BRAVO_N=\"$n\" (want 0..1000000); using 9" "$tmp/errn" ||
+		bad "BRAVO_N=\"$n\": no line saying it is ignored for 9: $(cat "$tmp/errn")"
+	case $variant in
+	bravo-*) grep -q "slowdown_n=9" "$tmp/errn" ||
+		bad "BRAVO_N=\"$n\": start-up line does not show slowdown_n=9: $(cat "$tmp/errn")" ;;
+	esac
+done
+# A value's control characters are escaped in the message, a backslash
+# doubled: one line, as the value reads.
+esc=$(printf '\033')
+nl='
+'
+want='libbravo: ignoring BRAVO_N="1\n2\x1b[31m\\" (want 0..1000000); using 9'
+BRAVO_N="1${nl}2${esc}[31m\\" LD_PRELOAD="$lib" "$prog" 2>"$tmp/errc" ||
+	bad "BRAVO_N with control characters: the program failed"
+[ "$(cat "$tmp/errc")" = "$want" ] || bad "BRAVO_N with control characters: want '$want', got: $(cat "$tmp/errc")"
+# One too long escaped is cut, still one line ending in "...", with no
+# raw control byte.
+BRAVO_N=$(printf '%0300d' 0 | tr 0 "$esc") LD_PRELOAD="$lib" "$prog" 2>"$tmp/errc" ||
+	bad "BRAVO_N of 300 ESC: the program failed"
+lines=$(wc -l <"$tmp/errc")
+raw=$(LC_ALL=C tr -d '\040-\176\n' <"$tmp/errc" | wc -c)
+[ "$lines" -eq 1 ] && [ "$raw" -eq 0 ] && grep -q '^libbravo: ignoring BRAVO_N="\\x1b.*\.\.\.$' "$tmp/errc" ||
+	bad "BRAVO_N of 300 ESC: want one cut line without raw control bytes, got $lines line(s), $raw raw byte(s): $(od -c "$tmp/errc" | tail -n 4)"
 # The 2D table's ways: 8 by default, BRAVO_TABLE_WAYS otherwise, 3 refused.
 case $variant in
 bravo-*)
@@ -118,5 +143,5 @@ for tool in BRAVO_LIBDIR=/usr/lib BRAVO_COMPARE_LOCK=glibc BRAVO_COMPARE_ROUND=1
 	unknown "$tool" ""
 done
 
-[ $fail -eq 0 ] && echo "stats_check: $variant: exact counts, stderr/file/off, switches, malformed settings and unknown names all as specified"
+[ $fail -eq 0 ] && echo "stats_check: $variant: exact counts, stderr/file/off, switches, malformed settings (escaped) and unknown names all as specified"
 exit $fail
