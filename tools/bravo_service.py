@@ -5,14 +5,16 @@ generator.  Python 3 standard library only; bravo-compare --server is its
 front end (bravo-run(1), SERVICES).
 
 A run (ServiceRunner.run):
- 1. a free loopback TCP port and a fresh working directory, substituted
-    for {port} and {dir} in the server command, the readiness and stop
-    specifications and the load generator's arguments;
+ 1. a loopback port free for TCP and UDP alike (free_port) and a fresh
+    working directory, substituted for {port} and {dir} in the server
+    command, the readiness and stop specifications and the load
+    generator's arguments;
  2. the server, with the run's lock preloaded (the runner's Environment),
     in a session of its own, its output in STEM.server.out/.err;
- 3. ready (Readiness): the server's own socket listening on a TCP or UDP
-    port, a file that appears, or a line in its output; bounded by the
-    readiness timeout; a server that exits first, or a port held by
+ 3. ready (Readiness): the server's own socket listening on a TCP port
+    or bound to a UDP port (nothing is sent to it: bound is not
+    answering), a file that appears, or a line in its output; bounded by
+    the readiness timeout; a server that exits first, or a port held by
     another process, is named as such;
  4. the load generator, with no libbravo preload (other preloads kept),
     bounded by the run timeout, its output in STEM.out/.err: the figure
@@ -44,9 +46,13 @@ GLIBC = runner.Lock(runner.BASELINE)
 
 
 class Readiness:
-    """When the server is ready: 'tcp:PORT', 'udp:PORT', 'file:PATH' or
-    'line:REGEX' (its stdout or stderr); PORT and PATH may hold the
-    placeholders.  The default: tcp:{port}."""
+    """When the server is ready: 'tcp:PORT' (a socket of the server's
+    process group in state LISTEN on PORT), 'udp:PORT' (a UDP socket of
+    the server's group bound to PORT: UDP has no listening state, and no
+    datagram is sent, so a bound socket is taken as ready whether or not
+    the server answers yet), 'file:PATH' or 'line:REGEX' (its stdout or
+    stderr); PORT, PATH and REGEX may hold the placeholders.  The
+    default: tcp:{port}."""
 
     KINDS = ('tcp', 'udp', 'file', 'line')
 
@@ -117,11 +123,29 @@ class Service:
         self.stop_timeout = stop_timeout
 
 
+FREE_PORT_TRIES = 50
+
+
 def free_port():
-    """A TCP port of 127.0.0.1 free now (the kernel's pick)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
+    """A port of 127.0.0.1 free now for TCP and for UDP alike (--ready
+    tcp:{port} or udp:{port}): the kernel's pick of a TCP port, kept only
+    when a UDP socket can be bound to it too (both held while checked).
+    Free now only: another process may take it before the server does
+    (then the server fails to bind, which the run reports).  Should
+    FREE_PORT_TRIES picks all be taken for UDP (not seen), the last, free
+    for TCP only."""
+    port = None
+    for _ in range(FREE_PORT_TRIES):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as tcp, \
+                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            tcp.bind(('127.0.0.1', 0))
+            port = tcp.getsockname()[1]
+            try:
+                udp.bind(('127.0.0.1', port))
+            except OSError:
+                continue
+            return port
+    return port
 
 
 def listening_inodes(kind, port):
