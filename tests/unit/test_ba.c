@@ -358,7 +358,7 @@ START_TEST(timed_out_writer_lets_readers_queued_behind_it_in)
 	struct actor w, r2;
 
 	ck_assert_int_eq(ba_read_lock(&l, NULL), 0);      /* R1 holds */
-	start_writer(&w, &l, .timeout_us = 200000);       /* W waits for R1 */
+	start_writer(&w, &l, .timeout_us = 1000000);      /* W waits for R1 */
 	WAIT_BLOCKED(&w, writer_present(&l));
 	start_reader(&r2, &l, .holds = true);             /* R2 queues behind W */
 	WAIT_UNTIL(readers_present(&l) == 2);

@@ -722,7 +722,7 @@ START_TEST(timed_out_writer_lets_readers_parked_behind_it_in)
 	struct actor w, r2;
 
 	ck_assert_int_eq(cohort_rw_read_lock(l, 0, NULL), 0);  /* R1 holds */
-	start_writer(&w, l, .node = 1, .timeout_us = 200000);  /* W waits for R1 */
+	start_writer(&w, l, .node = 1, .timeout_us = 1000000); /* W waits for R1 */
 	WAIT_BLOCKED(&w, writer_active(l));
 	start_reader(&r2, l, .node = 1, .holds = true);        /* R2 parks behind W */
 	WAIT_UNTIL(reader_parked(l) || entered(&r2));
@@ -741,7 +741,7 @@ START_TEST(timed_out_draining_writer_grants_global_to_waiting_node)
 	struct actor w1, w2;
 
 	ck_assert_int_eq(cohort_rw_read_lock(l, 0, NULL), 0);  /* R holds */
-	start_writer(&w1, l, .node = 0, .timeout_us = 200000); /* W1 waits for R */
+	start_writer(&w1, l, .node = 0, .timeout_us = 1000000); /* W1 waits for R */
 	WAIT_BLOCKED(&w1, writer_active(l));
 	start_writer(&w2, l, .node = 1, .holds = true);        /* W2 waits for W1 */
 	WAIT_UNTIL(waits_for_global(l, 1));
