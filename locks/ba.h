@@ -68,9 +68,9 @@
  * announces anyway (or at once when none is inside).  Each look spins at
  * most once, at most 5 looks.  Announcing would
  * shut out every new reader until the preempted ones have run again, a
- * time slice, and with 16 threads on 2 CPUs that was nearly always (ba
- * at 0.04x glibc: results/README.md, "Waiting").  The guarantees above
- * are about announced writers and hold unchanged; what changes is that a
+ * time slice, and with more threads than CPUs that is nearly always:
+ * readers would wait on the scheduler, not on the writer.  The guarantees
+ * above are about announced writers and hold unchanged; what changes is that a
  * writer's announcement may come up to four yields and five spins after
  * its call, and only while readers are inside.  The protocol is
  * untouched (a writer that has not yet announced is simply late; models/

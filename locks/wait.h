@@ -19,10 +19,9 @@
  * glibc).  The caller owns the "somebody is parked" protocol of its word;
  * this file only spins, sleeps and wakes.
  *
- * The policy (issue 34; measurements in results/README.md, "Waiting"):
- * spin only while it can pay, that is while every thread of the wait (the
- * holders waited for and the other waiters) can be running beside the
- * waiter: fewer of them than the CPUs this process may use
+ * The policy: spin only while it can pay, that is while every thread of
+ * the wait (the holders waited for and the other waiters) can be running
+ * beside the waiter: fewer of them than the CPUs this process may use
  * (wait_spin_pays).  Otherwise some are preempted, the wait lasts until
  * the scheduler runs them, and the spin only burns the slice they need:
  * park at once.  And a BA or Cohort-RW writer that finds readers inside
