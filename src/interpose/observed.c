@@ -305,7 +305,10 @@ static inline bool fast_paths_sampled(void)
  *
  * The gaps between samples are drawn per thread and per mode, uniformly
  * in [0, 2N - 2] (mean N - 1): a thread that alternates between locks
- * does not sample the same one every time.  A sample that could not be
+ * does not sample the same one every time.  A thread's first gap is
+ * uniform in [0, N - 1], each thread seeded apart: each of its first N
+ * fast acquisitions is the sample with probability 1/N, so threads that
+ * make only a few are not each counted as N.  A sample that could not be
  * taken fast stays due: the next fast acquisition is the sample, so the
  * estimate of the fast acquisitions stays unbiased.  A signal handler's
  * acquisitions in between only move the sample.
@@ -314,11 +317,32 @@ static inline bool fast_paths_sampled(void)
 enum sample_mode { SAMPLE_READ, SAMPLE_WRITE };
 
 static __thread uint32_t sample_gap[2] __attribute__((tls_model("initial-exec")));
-static __thread uint64_t sample_rng __attribute__((tls_model("initial-exec")));
+static __thread uint64_t sample_rng __attribute__((tls_model("initial-exec"))); /* 0: not started */
+/* Threads started, for their seeds (relaxed: only a distinct number is wanted). */
+static atomic_uint_fast64_t sample_threads;
+
+static uint32_t sample_random(uint32_t bound)
+{
+	sample_rng = sample_rng * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+	return (uint32_t)((sample_rng >> 33) % bound);
+}
+
+/* The thread's first gaps, uniform in [0, N - 1]. */
+static __attribute__((noinline)) void sample_start(void)
+{
+	uint64_t k = atomic_fetch_add_explicit(&sample_threads, 1, memory_order_relaxed);
+
+	sample_rng = ((k + 1) * UINT64_C(0x9e3779b97f4a7c15)) ^ (uintptr_t)&sample_rng;
+	sample_rng |= 1;
+	sample_gap[SAMPLE_READ] = sample_random(config.profile_sample);
+	sample_gap[SAMPLE_WRITE] = sample_random(config.profile_sample);
+}
 
 /* Is this thread's next fast acquisition in mode m the sample? */
 static inline bool sample_due(enum sample_mode m)
 {
+	if (__builtin_expect(sample_rng == 0, 0))
+		sample_start();
 	return sample_gap[m] == 0;
 }
 
@@ -332,12 +356,7 @@ static inline void sample_skip(enum sample_mode m)
 /* The sample was taken: draw the gap to the next. */
 static void sample_draw(enum sample_mode m)
 {
-	uint32_t n = config.profile_sample;
-
-	if (sample_rng == 0)
-		sample_rng = (uintptr_t)&sample_rng | 1; /* differs per thread */
-	sample_rng = sample_rng * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-	sample_gap[m] = (uint32_t)((sample_rng >> 33) % (2 * (uint64_t)n - 1));
+	sample_gap[m] = sample_random(2 * config.profile_sample - 1);
 }
 
 static __attribute__((noinline)) void read_sample_count(pthread_rwlock_t *rw, uintptr_t data,

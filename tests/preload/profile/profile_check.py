@@ -382,6 +382,26 @@ def check_sampled():
             bad('sampled: the read that waited counted', 'read_waits %s' % r['read_waits'])
 
 
+def check_sampled_threads():
+    """The default sampling over threads that each make few fast reads:
+    4000 threads, one after another, 5 reads each.  A thread's first
+    sample falls anywhere in its first 64 fast acquisitions, so the reads
+    are estimated within 25% (about 4.6 standard deviations), not 64 per
+    thread (13 times too many)."""
+    n, k = 4000, 5
+    out, err, header, rows = profile_csv('sampled-threads', ['threads', str(n), str(k)],
+                                         BRAVO_PROFILE_SAMPLE=None, BRAVO_PROFILE_TOP='0')
+    lives, pid, _ = lives_of(out)
+    by_life = {(r['lock'], int(r['generation'])): r for r in rows if r['pid'] == pid}
+    for key, life in lives.items():
+        r = by_life.get(key)
+        if r is None:
+            bad('sampled threads: the lock keeps its row', 'no row')
+        elif not 0.75 * life['reads'] <= int(r['reads']) <= 1.25 * life['reads']:
+            bad('sampled threads: %d threads\' %d reads each estimated within 25%%' % (n, k),
+                'want %d, got %s' % (life['reads'], r['reads']))
+
+
 def check_names_escaped():
     """A program whose file name holds a line break, a comma, a quote, a
     backslash and an escape character (names are the program's to choose):
@@ -477,6 +497,7 @@ def main():
     check_churn()
     check_stats_totals()
     check_sampled()
+    check_sampled_threads()
     check_names_escaped()
     check_silence()
     check_malformed()
@@ -485,7 +506,8 @@ def main():
         print('profile_check: %s: FAIL: %s' % (variant, f))
     if not failures:
         print('profile_check: %s: every lock life exact (%d), CSV header, table, top-N, five '
-              'sorts, limit, eviction under churn, the statistics\' totals, sampling, fork, '
+              'sorts, limit, eviction under churn, the statistics\' totals, sampling (also over '
+              'short threads), fork, '
               'names escaped, malformed settings, file safety, silence when off%s'
               % (variant, len(lives), '' if names else
                  '; call site functions and lines NOT checked: no names'))

@@ -34,6 +34,12 @@
  * them), and take 10 reads and a write of the hot lock after every 100 of
  * them; then a lock "late" (50 reads, 50 writes).  It prints the two
  * lives' lines and "churn N".
+ *
+ * With the arguments "threads N K", N threads, one after another, each
+ * take K reads of the lock "hot" (K writes before them, by the main
+ * thread, so that it has its row): few reads per thread, which the
+ * profile's sampling must not count as one sample each.  It prints the
+ * life's line.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -356,6 +362,38 @@ static int churn(unsigned n, unsigned threads)
 	return failures ? 1 : 0;
 }
 
+static unsigned short_thread_reads;
+
+static void *short_thread(void *arg)
+{
+	for (unsigned i = 0; i < short_thread_reads; i++) {
+		check(pthread_rwlock_rdlock(&hot_lock), "rdlock");
+		check(pthread_rwlock_unlock(&hot_lock), "unlock");
+	}
+	return arg;
+}
+
+static int short_threads(unsigned n, unsigned k)
+{
+	make_hot_lock();
+	reads_and_writes(0, 0, k);
+	short_thread_reads = k;
+	for (unsigned t = 0; t < n; t++) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, short_thread, NULL) != 0) {
+			fprintf(stderr, "profile_test: pthread_create failed\n");
+			return 1;
+		}
+		pthread_join(th, NULL);
+	}
+	lives[0].reads += n * k;
+	printf("life %s %p %u %s %s %s %d %u %u %u\npid %ld\n", lives[0].name, (void *)lives[0].lock,
+	       lives[0].generation, lives[0].kind, lives[0].state, lives[0].function, lives[0].line,
+	       lives[0].reads, lives[0].writes, lives[0].read_waits, (long)getpid());
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned default_reads = 100, default_writes = 10;
@@ -364,6 +402,9 @@ int main(int argc, char **argv)
 	if (argc > 3 && strcmp(argv[1], "churn") == 0)
 		return churn((unsigned)strtoul(argv[2], NULL, 10), (unsigned)strtoul(argv[3], NULL, 10));
 
+	if (argc > 3 && strcmp(argv[1], "threads") == 0)
+		return short_threads((unsigned)strtoul(argv[2], NULL, 10),
+				     (unsigned)strtoul(argv[3], NULL, 10));
 	if (argc > 3 && strcmp(argv[1], "many") == 0) {
 		default_reads = (unsigned)strtoul(argv[2], NULL, 10);
 		default_writes = (unsigned)strtoul(argv[3], NULL, 10);
