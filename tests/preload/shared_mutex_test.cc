@@ -741,11 +741,14 @@ int main()
 	tcase_add_test(tc, shared_timed_mutex_try_lock_for_succeeds_when_holder_releases_in_time);
 	tcase_add_test(tc, shared_timed_mutex_writers_stay_excluded_after_timed_writer_gives_up);
 
+	/* "long": the reruns of tests/preload/run (jemalloc first) leave them out (CK_EXCLUDE_TAGS). */
 	tc = new_tcase(s, "stress", 30);
+	tcase_set_tags(tc, "long");
 	tcase_add_test(tc, shared_mutex_stress_keeps_writers_alone);
 	tcase_add_test(tc, shared_timed_mutex_stress_keeps_writers_alone);
 
 	tc = new_tcase(s, "scale", 60);
+	tcase_set_tags(tc, "long");
 	tcase_add_test(tc, million_heap_shared_mutexes_do_not_grow_rss);
 	tcase_add_test(tc, million_heap_shared_timed_mutexes_do_not_grow_rss);
 

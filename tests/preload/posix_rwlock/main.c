@@ -83,7 +83,12 @@ static Suite *rwlock_suite(void)
 	add_destroy_tests(new_tcase(s, "destroy", 10));
 	add_pshared_tests(new_tcase(s, "pshared", 20));
 
+	/*
+	 * "long": the reruns of tests/preload/run (the profile on, jemalloc
+	 * first) leave it out (CK_EXCLUDE_TAGS); the plain run has it.
+	 */
 	tc = new_tcase(s, "scale", 60);
+	tcase_set_tags(tc, "long");
 	add_scale_threads_tests(tc);
 	add_scale_churn_tests(tc);
 	add_scale_leak_tests(tc);
