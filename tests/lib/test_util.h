@@ -203,6 +203,15 @@ static inline bool strict_mode(void)
 }
 
 /*
+ * Readers glibc's own bytes count in l (nptl: __readers from bit 3, in a
+ * read phase): under BRAVO-pthread, the reads that went to glibc's lock.
+ */
+static inline unsigned glibc_readers(pthread_rwlock_t *l)
+{
+	return __atomic_load_n(&l->__data.__readers, __ATOMIC_RELAXED) >> 3;
+}
+
+/*
  * Every read hold the program takes is answered for as glibc's lock
  * answers: under glibc, and under BRAVO-pthread outside strict mode,
  * which lists only its fast holds (doc/compatibility.md): a read

@@ -46,12 +46,8 @@ void test_left_out(const char *why, const char *fn)
 
 static TCase *new_tcase(Suite *s, const char *name, double timeout)
 {
-	TCase *tc = tcase_create(name);
-
 	case_being_filled = name;
-	tcase_set_timeout(tc, timeout);
-	suite_add_tcase(s, tc);
-	return tc;
+	return timed_tcase(s, name, timeout);
 }
 
 /* The test cases, in this order, each with its time-out. */

@@ -35,15 +35,7 @@ static const char *const hold_names[HOLD_KINDS] = {
 /* The lock has BRAVO's fast path, whose holds glibc's bytes do not count. */
 static bool biased_lock(void)
 {
-	const char *s = getenv("EXPECT_RWLOCK_LIB");
-
-	return s && strcmp(s, "libbravo-bravo-pthread.so") == 0;
-}
-
-/* Readers glibc's own bytes count (nptl: __readers from bit 3, in a read phase). */
-static unsigned glibc_readers(pthread_rwlock_t *l)
-{
-	return __atomic_load_n(&l->__data.__readers, __ATOMIC_RELAXED) >> 3;
+	return strcmp(expected_rwlock_lib(), "libbravo-bravo-pthread.so") == 0;
 }
 
 /* A fresh lock of kind for a hold of kind k; free it with lock_free. */

@@ -342,6 +342,11 @@ def check_stats_totals():
                 % (want, got))
 
 
+def rows_by_life(rows, pid):
+    """The process pid's rows: {(address, generation): row}."""
+    return {(r['lock'], int(r['generation'])): r for r in rows if r['pid'] == pid}
+
+
 def check_sampled():
     """The default BRAVO_PROFILE_SAMPLE (64): the acquisitions that do not
     wait are sampled, one in 64 counted as 64.  The default lock's 200000
@@ -355,7 +360,7 @@ def check_sampled():
     out, err, header, rows = profile_csv('sampled', ['many', str(reads), str(writes)],
                                          BRAVO_PROFILE_SAMPLE=None, BRAVO_PROFILE_TOP='0')
     lives, pid, _ = lives_of(out)
-    by_life = {(r['lock'], int(r['generation'])): r for r in rows if r['pid'] == pid}
+    by_life = rows_by_life(rows, pid)
     for key, life in lives.items():
         name, r = life['name'], by_life.get(key)
         if r is None:
@@ -392,7 +397,7 @@ def check_sampled_threads():
     out, err, header, rows = profile_csv('sampled-threads', ['threads', str(n), str(k)],
                                          BRAVO_PROFILE_SAMPLE=None, BRAVO_PROFILE_TOP='0')
     lives, pid, _ = lives_of(out)
-    by_life = {(r['lock'], int(r['generation'])): r for r in rows if r['pid'] == pid}
+    by_life = rows_by_life(rows, pid)
     for key, life in lives.items():
         r = by_life.get(key)
         if r is None:

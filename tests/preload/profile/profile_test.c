@@ -236,12 +236,6 @@ static void out_of_order(void)
 	un(DEFAULT);
 }
 
-/* Readers glibc's own bytes count (nptl: __readers from bit 3, in a read phase). */
-static unsigned glibc_readers(pthread_rwlock_t *l)
-{
-	return __atomic_load_n(&l->__data.__readers, __ATOMIC_RELAXED) >> 3;
-}
-
 /*
  * A read re-entry: a second hold of a lock the thread reads, not an
  * acquisition -- but where glibc's lock answers for reads
