@@ -12,7 +12,10 @@
  * Writers take a cohort mutex (a global lock plus one local lock per node):
  * a releasing writer hands the global lock to a writer of its own node
  * along with the local lock, at most handoff_bound times in a row, so write
- * bursts stay on one node without starving the others.
+ * bursts stay on one node without starving the others.  It hands off only
+ * to writers that spin, not to parked ones (see local_pass in cohort.c):
+ * readers stay out during a hand-off, and a parked receiver can be a time
+ * slice away from running.
  *
  * Reader:  wait while WACTIVE; ingress[node]++; re-check WACTIVE; if it is
  *          set, back out (egress[node]++) and wait again.  Unlock:

@@ -38,11 +38,26 @@ static void lock_as(unsigned nnodes, unsigned bound)
 	cohort_rw_init(l, nnodes, bound);
 }
 
+/*
+ * The CPUs the waiting policy counts (wait.h, wait_spin_pays), for this
+ * (forked) test process.  It decides whether waiters spin and so whether a
+ * releasing writer hands off to them (local_pass); the protocol's tests set
+ * it, so that they do not depend on the machine's CPUs.
+ */
+static void policy_cpus(unsigned n)
+{
+	atomic_store(&wait_ncpus, n);
+}
+
+/* More than any test has threads: every waiter spins, every release with a waiter hands off. */
+#define PLENTY_CPUS 64
+
 static void lock_setup(void)
 {
 	l = aligned_alloc(COHORT_SECTOR, cohort_rw_size(COHORT_MAX_NODES));
 	ck_assert_ptr_nonnull(l);
 	lock_as(2, COHORT_DEFAULT_HANDOFF_BOUND);
+	policy_cpus(PLENTY_CPUS);
 }
 
 static void lock_teardown(void)
@@ -472,6 +487,57 @@ START_TEST(release_with_local_waiter_hands_off_without_freeing_global)
 	ck_assert_int_eq(global_owner(l), 0);
 	actor_finish(&w2);
 	ck_assert_uint_eq(handoffs(l), 1);
+	ck_assert(cohort_rw_is_idle(l));
+}
+END_TEST
+
+START_TEST(release_with_only_parked_local_waiters_frees_global)
+{
+	/*
+	 * One CPU: a waiter can never be running beside the holder, so it
+	 * parks, and the releasing writer frees both locks instead of handing
+	 * them over (readers are not kept out while the waiter wakes up).
+	 */
+	struct actor w2;
+
+	policy_cpus(1);
+	ck_assert_int_eq(cohort_rw_write_lock(l, 0, NULL), 0);
+	start_writer(&w2, l, .holds = true);
+	WAIT_UNTIL(local_waiters(l, 0) == 1);
+	cohort_rw_write_unlock(l, 0);
+	ck_assert(!local_passed(l, 0));
+	WAIT_UNTIL(entered(&w2));
+	ck_assert_uint_eq(handoffs(l), 0);
+	actor_finish(&w2);
+	ck_assert(cohort_rw_is_idle(l));
+}
+END_TEST
+
+START_TEST(release_hands_off_only_while_the_waiters_can_all_run)
+{
+	/*
+	 * Two CPUs, two writers waiting: they park, so the first release
+	 * frees the lock.  The next release finds one waiter, which spins
+	 * beside the holder: that one is handed the lock.
+	 */
+	struct actor w[2];
+
+	policy_cpus(2);
+	ck_assert_int_eq(cohort_rw_write_lock(l, 0, NULL), 0);
+	for (int i = 0; i < 2; i++)
+		start_writer(&w[i], l, .holds = true);
+	WAIT_UNTIL(local_waiters(l, 0) == 2);
+	cohort_rw_write_unlock(l, 0);
+	ck_assert(!local_passed(l, 0));
+	ck_assert_uint_eq(handoffs(l), 0);
+	WAIT_UNTIL(entered(&w[0]) || entered(&w[1]));
+	int first = entered(&w[0]) ? 0 : 1;
+
+	WAIT_UNTIL(local_waiters(l, 0) == 1);
+	actor_finish(&w[first]);
+	WAIT_UNTIL(entered(&w[1 - first]));
+	ck_assert_uint_eq(handoffs(l), 1);
+	actor_finish(&w[1 - first]);
 	ck_assert(cohort_rw_is_idle(l));
 }
 END_TEST
@@ -985,6 +1051,7 @@ static void confine_to_two_cpus(void)
 		}
 	}
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(two), &two), 0);
+	policy_cpus((unsigned)kept);
 }
 
 START_TEST(mixed_ops_on_two_nodes_keep_mutual_exclusion)
@@ -1065,6 +1132,8 @@ static Suite *cohort_suite(void)
 
 	tc = lock_tcase(s, "cohort");
 	tcase_add_test(tc, release_with_local_waiter_hands_off_without_freeing_global);
+	tcase_add_test(tc, release_with_only_parked_local_waiters_frees_global);
+	tcase_add_test(tc, release_hands_off_only_while_the_waiters_can_all_run);
 	tcase_add_test(tc, release_without_local_waiter_frees_global);
 	tcase_add_test(tc, handoff_bound_zero_never_hands_off);
 	tcase_add_test(tc, handoffs_stop_after_bound_in_a_row);
