@@ -51,6 +51,3 @@ bench_pairloop_SOURCES = bench/pairloop.c
 bench_pairloop_LDADD = bench/libbench.la -lm
 dist_noinst_SCRIPTS += bench/drivers/icount
 
-# A/B rounds across two builds of a variant (bravo-run --compare takes
-# one build per variant).
-dist_noinst_SCRIPTS += bench/drivers/ab-builds
