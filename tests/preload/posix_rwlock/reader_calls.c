@@ -32,6 +32,12 @@ static const char *const hold_names[HOLD_KINDS] = {
 	"the first read of a fresh lock", "a read after many", "a read of a lock in shared memory",
 };
 
+/* The lock kinds a check runs on, and how its messages name them. */
+static const int lock_kinds[] = { PTHREAD_RWLOCK_DEFAULT_NP,
+				  PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP };
+enum { LOCK_KINDS = sizeof(lock_kinds) / sizeof(lock_kinds[0]) };
+static const char *const lock_kind_notes[LOCK_KINDS] = { "", " (writer-preferring)" };
+
 /* The lock has BRAVO's fast path, whose holds glibc's bytes do not count. */
 static bool biased_lock(void)
 {
@@ -142,17 +148,16 @@ END_TEST
 /* The same on a writer-preferring lock, and beside another reader. */
 START_TEST(write_lock_by_a_reader_beside_another_reader_waits_as_under_glibc)
 {
-	for (int kind = 0; kind < 2; kind++) {
+	for (int kind = 0; kind < LOCK_KINDS; kind++) {
 		for (int k = 0; k < HOLD_KINDS; k++) {
-			pthread_rwlock_t *l = lock_new(k, kind ? PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP
-							       : PTHREAD_RWLOCK_DEFAULT_NP);
+			pthread_rwlock_t *l = lock_new(k, lock_kinds[kind]);
 			struct holder h;
 
 			read_hold(l, k);
 			holder_start(&h, l, false);
 			ck_assert_msg(op_rel(l, OP_TIMEDWR, 100) == ETIMEDOUT,
 				      "%s%s beside another reader, then timedwrlock: not ETIMEDOUT",
-				      hold_names[k], kind ? " (writer-preferring)" : "");
+				      hold_names[k], lock_kind_notes[kind]);
 			ck_assert_rc(pthread_rwlock_unlock(l), 0);
 			ck_assert_other(l, OP_TRYWR, 0, EBUSY);
 			holder_stop(&h);
@@ -170,18 +175,16 @@ END_TEST
  */
 START_TEST(write_lock_by_its_reader_gets_in_once_another_thread_releases_the_read)
 {
-	for (int kind = 0; kind < 2; kind++) {
+	for (int kind = 0; kind < LOCK_KINDS; kind++) {
 		for (int k = 0; k < HOLD_KINDS; k++) {
-			pthread_rwlock_t *l = lock_new(k, kind ? PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP
-							       : PTHREAD_RWLOCK_DEFAULT_NP);
+			pthread_rwlock_t *l = lock_new(k, lock_kinds[kind]);
 			struct late_unlock u = { .l = l, .ms = 100 };
 
 			read_hold(l, k);
 			ck_assert_rc(pthread_create(&u.th, NULL, late_unlock_main, &u), 0);
 			ck_assert_msg(op_rel(l, OP_CLOCKWR_MONO, 5000) == 0,
 				      "%s%s: the reader's write lock did not get in after another "
-				      "thread released its read", hold_names[k],
-				      kind ? " (writer-preferring)" : "");
+				      "thread released its read", hold_names[k], lock_kind_notes[kind]);
 			ck_assert_rc(pthread_join(u.th, NULL), 0);
 			ck_assert_rc(u.rc, 0);
 			ck_assert_other(l, OP_TRYRD, 0, EBUSY);
