@@ -338,12 +338,20 @@ static __attribute__((noinline)) void sample_start(void)
 	sample_gap[SAMPLE_WRITE] = sample_random(config.profile_sample);
 }
 
-/* Is this thread's next fast acquisition in mode m the sample? */
+/*
+ * Is this thread's next fast acquisition in mode m the sample?  A gap of
+ * 0 is also a thread's state before its first sample_start, so only that
+ * case looks at whether the thread has started.
+ */
 static inline bool sample_due(enum sample_mode m)
 {
-	if (__builtin_expect(sample_rng == 0, 0))
+	if (__builtin_expect(sample_gap[m] != 0, 1))
+		return false;
+	if (__builtin_expect(sample_rng == 0, 0)) {
 		sample_start();
-	return sample_gap[m] == 0;
+		return sample_gap[m] == 0;
+	}
+	return true;
 }
 
 /* A fast acquisition that was not the sample. */
