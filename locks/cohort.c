@@ -318,12 +318,12 @@ static void local_unlock(struct cohort_local *ln)
  * runs.  Waiters spin only while they and the holder can all be running
  * (local_lock); past that they park, and a parked receiver needs a
  * wake-up and then a CPU, which with more threads than CPUs can be a
- * time slice away (16 threads on 2 CPUs, 1% writes: 0.25-0.37x glibc
- * handing off to parked waiters, 0.58-0.83x not).  So the lock is then
- * released instead: readers get in at once and the waiter woken competes
- * for it.  The test reads the count the waiters decide by; a waiter
- * counted after it only gets the release.  Release: our critical section
- * happens before the receiver's.
+ * time slice away (16 threads on 2 CPUs, 1% writes: 0.30x glibc handing
+ * off to parked waiters, 0.93x not; results/README.md, "Waiting").  So
+ * the lock is then released instead: readers get in at once and the
+ * waiter woken competes for it.  The test reads the count the waiters
+ * decide by; a waiter counted after it only gets the release.  Release:
+ * our critical section happens before the receiver's.
  */
 static bool local_pass(struct cohort_local *ln)
 {

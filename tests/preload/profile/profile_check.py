@@ -342,9 +342,14 @@ def check_stats_totals():
                 % (want, got))
 
 
-def rows_by_life(rows, pid):
-    """The process pid's rows: {(address, generation): row}."""
-    return {(r['lock'], int(r['generation'])): r for r in rows if r['pid'] == pid}
+def sampled_lives(name, args):
+    """profile_test ARGS under the default sampling: each life it prints,
+    with its row in the CSV (None if it has none)."""
+    out, err, header, rows = profile_csv(name, args, BRAVO_PROFILE_SAMPLE=None,
+                                         BRAVO_PROFILE_TOP='0')
+    lives, pid, _ = lives_of(out)
+    by_life = {(r['lock'], int(r['generation'])): r for r in rows if r['pid'] == pid}
+    return [(life, by_life.get(key)) for key, life in lives.items()]
 
 
 def check_sampled():
@@ -357,12 +362,8 @@ def check_sampled():
     its row (the static lock, first used on a fast path, has one only if
     sampled)."""
     reads, writes = 200000, 20000
-    out, err, header, rows = profile_csv('sampled', ['many', str(reads), str(writes)],
-                                         BRAVO_PROFILE_SAMPLE=None, BRAVO_PROFILE_TOP='0')
-    lives, pid, _ = lives_of(out)
-    by_life = rows_by_life(rows, pid)
-    for key, life in lives.items():
-        name, r = life['name'], by_life.get(key)
+    for life, r in sampled_lives('sampled', ['many', str(reads), str(writes)]):
+        name = life['name']
         if r is None:
             if name != 'static':
                 bad('sampled: %s keeps its row' % name, 'no row')
@@ -394,12 +395,7 @@ def check_sampled_threads():
     are estimated within 25% (about 4.6 standard deviations), not 64 per
     thread (13 times too many)."""
     n, k = 4000, 5
-    out, err, header, rows = profile_csv('sampled-threads', ['threads', str(n), str(k)],
-                                         BRAVO_PROFILE_SAMPLE=None, BRAVO_PROFILE_TOP='0')
-    lives, pid, _ = lives_of(out)
-    by_life = rows_by_life(rows, pid)
-    for key, life in lives.items():
-        r = by_life.get(key)
+    for life, r in sampled_lives('sampled-threads', ['threads', str(n), str(k)]):
         if r is None:
             bad('sampled threads: the lock keeps its row', 'no row')
         elif not 0.75 * life['reads'] <= int(r['reads']) <= 1.25 * life['reads']:

@@ -73,6 +73,13 @@ static pthread_rwlock_t static_lock = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_rwlock_t *shared_lock; /* in MAP_SHARED memory */
 static int failures;
 
+/* The line profile_check.py reads for a life (lives_of). */
+static void print_life(const struct life *l)
+{
+	printf("life %s %p %u %s %s %s %d %u %u %u\n", l->name, (void *)l->lock, l->generation,
+	       l->kind, l->state, l->function, l->line, l->reads, l->writes, l->read_waits);
+}
+
 static void check(int r, const char *what)
 {
 	if (r != 0) {
@@ -348,9 +355,7 @@ static int churn(unsigned n, unsigned threads)
 	make_late_lock();
 	reads_and_writes(1, 50, 50);
 	for (int i = 0; i < 2; i++)
-		printf("life %s %p %u %s %s %s %d %u %u %u\n", lives[i].name, (void *)lives[i].lock,
-		       lives[i].generation, lives[i].kind, lives[i].state, lives[i].function,
-		       lives[i].line, lives[i].reads, lives[i].writes, lives[i].read_waits);
+		print_life(&lives[i]);
 	printf("churn %u\npid %ld\n", n, (long)getpid());
 	free(many); /* never destroyed, as libstdc++ does */
 	return failures ? 1 : 0;
@@ -382,9 +387,8 @@ static int short_threads(unsigned n, unsigned k)
 		pthread_join(th, NULL);
 	}
 	lives[0].reads += n * k;
-	printf("life %s %p %u %s %s %s %d %u %u %u\npid %ld\n", lives[0].name, (void *)lives[0].lock,
-	       lives[0].generation, lives[0].kind, lives[0].state, lives[0].function, lives[0].line,
-	       lives[0].reads, lives[0].writes, lives[0].read_waits, (long)getpid());
+	print_life(&lives[0]);
+	printf("pid %ld\n", (long)getpid());
 	return failures ? 1 : 0;
 }
 
@@ -431,9 +435,7 @@ int main(int argc, char **argv)
 		child();
 
 	for (int i = 0; i < LIVES; i++)
-		printf("life %s %p %u %s %s %s %d %u %u %u\n", lives[i].name, (void *)lives[i].lock,
-		       lives[i].generation, lives[i].kind, lives[i].state, lives[i].function,
-		       lives[i].line, lives[i].reads, lives[i].writes, lives[i].read_waits);
+		print_life(&lives[i]);
 	printf("pid %ld\n", (long)getpid());
 	return failures ? 1 : 0;
 }
