@@ -106,6 +106,8 @@ void pool_free(void *p, size_t size)
 	table_unlock(&pool_mutex, &g);
 }
 
+__thread unsigned table_guarded __attribute__((tls_model("initial-exec")));
+
 /* Held across fork (only the forking thread runs these): see table_lock.h. */
 static struct table_guard fork_guard;
 

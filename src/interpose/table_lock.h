@@ -17,27 +17,66 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "../../locks/hidden.h"
 
 struct table_guard {
 	sigset_t mask;
 	int cancel_state;
+	bool inner; /* inside a table_guard_begin: nothing to put back */
 };
 
-static inline void table_lock(pthread_mutex_t *m, struct table_guard *g)
+/*
+ * Nonzero while this thread is inside table_guard_begin/end: signals are
+ * blocked and cancellation disabled already, and table_lock makes no
+ * system call.  Set after the mask is in force and cleared before it is
+ * lifted, so no handler of this thread ever sees it set (pool.c).
+ */
+extern __thread unsigned table_guarded
+	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
+
+/*
+ * Block every signal and disable cancellation around a sequence of table
+ * operations (registry.c: a heap lock's first use takes its shard's mutex
+ * twice and the pool's twice; alone, each would block and unblock: eight
+ * rt_sigprocmask calls instead of two).  Nests.
+ */
+static inline void table_guard_begin(struct table_guard *g)
 {
 	sigset_t all;
 
-	sigfillset(&all);
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &g->cancel_state);
-	pthread_sigmask(SIG_SETMASK, &all, &g->mask);
+	g->inner = table_guarded != 0;
+	if (!g->inner) {
+		sigfillset(&all);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &g->cancel_state);
+		pthread_sigmask(SIG_SETMASK, &all, &g->mask);
+	}
+	table_guarded++;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void table_guard_end(const struct table_guard *g)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	table_guarded--;
+	if (!g->inner) {
+		pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
+		pthread_setcancelstate(g->cancel_state, NULL);
+	}
+}
+
+static inline void table_lock(pthread_mutex_t *m, struct table_guard *g)
+{
+	table_guard_begin(g);
 	pthread_mutex_lock(m);
 }
 
 static inline void table_unlock(pthread_mutex_t *m, const struct table_guard *g)
 {
 	pthread_mutex_unlock(m);
-	pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
-	pthread_setcancelstate(g->cancel_state, NULL);
+	table_guard_end(g);
 }
 
 #endif

@@ -203,7 +203,7 @@ static void *attach_known(struct shard *s, const void *addr, struct heap_slot *h
 	return NULL;
 }
 
-void *registry_attach(const void *addr, struct heap_slot *hs, const struct block_kind *kind)
+static void *attach(const void *addr, struct heap_slot *hs, const struct block_kind *kind)
 {
 	struct shard *s = shard_of(addr);
 	struct entry *fresh, *dropped = NULL;
@@ -237,7 +237,7 @@ void *registry_attach(const void *addr, struct heap_slot *hs, const struct block
 			entry_free(fresh);
 		else if (fresh)
 			pool_free(fresh, sizeof(*fresh));
-		return registry_attach(addr, hs, kind);
+		return attach(addr, hs, kind);
 	}
 	if (!block || !shard_insert(s, fresh)) {
 		/* No memory: the lock runs in place for its life. */
@@ -251,6 +251,18 @@ void *registry_attach(const void *addr, struct heap_slot *hs, const struct block
 	}
 	slot_install(addr, hs, block);
 	table_unlock(&s->mutex, &g);
+	return block;
+}
+
+/* One guard for all the tables attach takes (table_lock.h). */
+void *registry_attach(const void *addr, struct heap_slot *hs, const struct block_kind *kind)
+{
+	struct table_guard g;
+	void *block;
+
+	table_guard_begin(&g);
+	block = attach(addr, hs, kind);
+	table_guard_end(&g);
 	return block;
 }
 
@@ -309,9 +321,10 @@ void registry_detach(const void *addr, struct heap_slot *hs)
 {
 	struct shard *s = shard_of(addr);
 	struct entry *e, *dropped = NULL;
-	struct table_guard g;
+	struct table_guard outer, g;
 	void *block;
 
+	table_guard_begin(&outer); /* one guard for the shard and the retire list */
 	table_lock(&s->mutex, &g);
 	block = registry_block(addr, hs);
 	e = shard_find(s, addr);
@@ -326,6 +339,7 @@ void registry_detach(const void *addr, struct heap_slot *hs)
 	table_unlock(&s->mutex, &g);
 	if (dropped)
 		retire(dropped);
+	table_guard_end(&outer);
 }
 
 /* Held across fork (only the forking thread runs these): see table_lock.h. */
@@ -333,12 +347,8 @@ static struct table_guard fork_guard;
 
 static void registry_lock_all(void)
 {
-	sigset_t all;
-
-	/* Signals blocked first, then the mutexes; table_lock's guard restores the mask. */
-	sigfillset(&all);
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &fork_guard.cancel_state);
-	pthread_sigmask(SIG_SETMASK, &all, &fork_guard.mask);
+	/* Signals blocked first, then the mutexes (table_lock.h). */
+	table_guard_begin(&fork_guard);
 	for (int i = 0; i < REGISTRY_SHARDS; i++)
 		pthread_mutex_lock(&shards[i].mutex);
 	pthread_mutex_lock(&retire_mutex);
@@ -349,8 +359,7 @@ static void registry_unlock_all(void)
 	pthread_mutex_unlock(&retire_mutex);
 	for (int i = REGISTRY_SHARDS; i-- > 0;)
 		pthread_mutex_unlock(&shards[i].mutex);
-	pthread_sigmask(SIG_SETMASK, &fork_guard.mask, NULL);
-	pthread_setcancelstate(fork_guard.cancel_state, NULL);
+	table_guard_end(&fork_guard);
 }
 
 static void registry_atfork_once(void)

@@ -5,7 +5,7 @@
 # each runs its suite in fork mode (tests/lib/check_run.h).
 unit_tests = tests/unit/test_wait tests/unit/test_ba tests/unit/test_bravo \
 	tests/unit/test_bravo_pthread tests/unit/test_cohort tests/unit/test_percpu tests/unit/test_stats_hist \
-	tests/unit/test_mt19937 tests/unit/test_symbolize
+	tests/unit/test_mt19937 tests/unit/test_symbolize tests/unit/test_table_lock
 unit_headers = tests/unit/harness.h tests/unit/bravo_harness.h tests/unit/invariant.h \
 	tests/unit/timespec_util.h tests/lib/check_run.h
 unit_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(srcdir)/locks
@@ -32,6 +32,11 @@ tests_unit_test_percpu_LDADD = $(unit_ldadd)
 tests_unit_test_stats_hist_SOURCES = tests/unit/test_stats_hist.c tests/lib/check_run.h
 tests_unit_test_stats_hist_CFLAGS = $(unit_cflags)
 tests_unit_test_stats_hist_LDADD = $(CHECK_LIBS)
+# The tables' guard (src/interpose/table_lock.h), with the pool that takes one.
+tests_unit_test_table_lock_SOURCES = tests/unit/test_table_lock.c tests/lib/check_run.h \
+	src/interpose/pool.c src/interpose/pool.h src/interpose/table_lock.h
+tests_unit_test_table_lock_CFLAGS = $(unit_cflags)
+tests_unit_test_table_lock_LDADD = $(CHECK_LIBS)
 # The Mersenne Twister of bench/ is std::mt19937's (RWBench's work unit).
 tests_unit_test_mt19937_SOURCES = tests/unit/test_mt19937.c
 tests_unit_test_mt19937_LDADD = bench/libbench.la
