@@ -18,21 +18,23 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 
 #include "../../locks/hidden.h"
 
 struct table_guard {
 	sigset_t mask;
 	int cancel_state;
-	bool inner; /* inside a table_guard_begin: nothing to put back */
 };
 
 /*
- * Nonzero while this thread is inside table_guard_begin/end: signals are
- * blocked and cancellation disabled already, and table_lock makes no
- * system call.  Set after the mask is in force and cleared before it is
- * lifted, so no handler of this thread ever sees it set (pool.c).
+ * The guards this thread is inside (table_guard_begin/end): while
+ * nonzero, signals are blocked and cancellation disabled already, and
+ * table_lock makes no system call.  Raised after the mask is in force and
+ * lowered before it is lifted, so no handler of this thread ever sees it
+ * nonzero (pool.c).  Guards end in the reverse order of their begins (the
+ * atfork handlers' too: prepare runs in the reverse order of parent and
+ * child), so the one that ends at 0 is the one that began at 0, the one
+ * whose guard holds the mask and cancel state to put back.
  */
 extern __thread unsigned table_guarded
 	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
@@ -47,8 +49,7 @@ static inline void table_guard_begin(struct table_guard *g)
 {
 	sigset_t all;
 
-	g->inner = table_guarded != 0;
-	if (!g->inner) {
+	if (table_guarded == 0) {
 		sigfillset(&all);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &g->cancel_state);
 		pthread_sigmask(SIG_SETMASK, &all, &g->mask);
@@ -60,8 +61,7 @@ static inline void table_guard_begin(struct table_guard *g)
 static inline void table_guard_end(const struct table_guard *g)
 {
 	atomic_signal_fence(memory_order_seq_cst);
-	table_guarded--;
-	if (!g->inner) {
+	if (--table_guarded == 0) {
 		pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
 		pthread_setcancelstate(g->cancel_state, NULL);
 	}
