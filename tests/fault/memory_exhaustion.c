@@ -95,7 +95,15 @@ static void check_op(const char *file, int line, pthread_rwlock_t *l, enum op op
 
 #define CHECK_OP(l, op, want, ...) check_op(__FILE__, __LINE__, (l), (op), (want), __VA_ARGS__)
 
-/* ---- threads made before memory runs out: they run jobs on request ---- */
+/*
+ * ---- threads made before memory runs out: they run jobs on request ----
+ *
+ * A worker runs until the child's _exit, after the function that started
+ * it has returned, and keeps polling its struct worker meanwhile: the
+ * struct must be static, never on that function's stack (whose bytes the
+ * child's exit path reuses: a worker once read a garbage `posted` there
+ * and called a NULL job).
+ */
 
 struct worker {
 	pthread_t th;
@@ -330,7 +338,7 @@ static void first_use_of(pthread_rwlock_t *set, const char *what, struct worker 
 
 static void first_use_child(void *arg)
 {
-	struct worker other;
+	static struct worker other;
 
 	(void)arg;
 	child_watchdog();
@@ -427,7 +435,7 @@ static void contend_job(void *arg)
 
 static void contend_child(void *arg)
 {
-	struct worker w[CONTENDERS];
+	static struct worker w[CONTENDERS];
 	static struct contender c[CONTENDERS];
 
 	(void)arg;
@@ -512,7 +520,7 @@ static void many_job(void *arg)
 
 static void many_child(void *arg)
 {
-	struct worker warm, fresh;
+	static struct worker warm, fresh;
 
 	(void)arg;
 	child_watchdog();
@@ -576,7 +584,7 @@ static void reentry_job(void *arg)
 
 static void reentry_child(void *arg)
 {
-	struct worker warm, fresh;
+	static struct worker warm, fresh;
 
 	(void)arg;
 	child_watchdog();
@@ -635,7 +643,7 @@ static void write_while_reading_job(void *arg)
 
 static void write_while_reading_child(void *arg)
 {
-	struct worker warm, fresh;
+	static struct worker warm, fresh;
 
 	(void)arg;
 	child_watchdog();

@@ -220,6 +220,12 @@ static const char *op_name[] = {
 	"timedwrlock", "unlock", "warm-up", "exit",
 };
 
+/*
+ * A worker left idle (or blocked) when its check returns lives on until the
+ * child's _exit, in pthread_cond_wait on its struct worker: so every struct
+ * worker is static, never on the check's stack, whose bytes the exit path
+ * reuses (tests/fault/memory_exhaustion.c crashed so, 1 run in 500).
+ */
 struct worker {
 	const char *name;
 	pthread_t th;
@@ -359,7 +365,7 @@ static void w_exit(struct worker *w)
 static void reader_enters_while_writer_waits(void)
 {
 	pthread_rwlock_t l;
-	struct worker r1, w, r2;
+	static struct worker r1, w, r2;
 	int rc;
 
 	step("init (default kind)");
@@ -473,7 +479,7 @@ static void fork_child_uses_lock(void)
 
 static void fresh_after_atfork_reinit(void)
 {
-	struct worker t;
+	static struct worker t;
 	static const char *modes[] = { "pthread_rwlock_init", "= PTHREAD_RWLOCK_INITIALIZER" };
 
 	if (pthread_atfork(NULL, NULL, reinit_in_child) != 0)
@@ -504,7 +510,7 @@ static void fresh_after_atfork_reinit(void)
 /* A thread warms l up, read-locks it and exits without unlocking. */
 static void read_hold_and_exit(pthread_rwlock_t *l)
 {
-	struct worker t;
+	static struct worker t;
 
 	w_start(&t, "T");
 	W_EXPECT(&t, OP_WARM, l, 0, 0);
@@ -572,7 +578,7 @@ static void destroy_of_held_lock_returns_zero(void)
 	static const int kinds[] = { PTHREAD_RWLOCK_PREFER_READER_NP,
 				     PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP };
 	static pthread_rwlock_t r;
-	struct worker t;
+	static struct worker t;
 
 	w_start(&t, "T");
 	/* glibc's tst-rwlock6/7: each round inits r, locks it, lets a thread
@@ -823,7 +829,7 @@ static void *interrupted_thread(void *arg)
 
 static void signal_handler_read_locks_lock_being_acquired(void)
 {
-	struct worker t;
+	static struct worker t;
 	int rc;
 
 	/* (a) the handler read-locks the lock its thread is blocked on */
@@ -956,7 +962,7 @@ static void signal_handler_taking_many_locks_loses_no_hold(void)
 static void unlock_by_other_thread_releases_read_lock(void)
 {
 	pthread_rwlock_t l;
-	struct worker a, b, c, w;
+	static struct worker a, b, c, w;
 
 	EXPECT_RC(pthread_rwlock_init(&l, NULL), 0);
 	w_start(&a, "A");
@@ -1005,7 +1011,7 @@ static void timed_wait_interrupted_by_signal_then_destroy(void)
 {
 	for (int write = 0; write < 2; write++) {
 		pthread_rwlock_t l;
-		struct worker t;
+		static struct worker t;
 		enum op op = write ? OP_TIMEDWR : OP_TIMEDRD;
 		int rc;
 
@@ -1120,7 +1126,7 @@ static void timed_lock_resumed_after_handler_then_destroy_of_lock_left_held(void
 static void waiting_writer_does_not_burn_cpu(void)
 {
 	pthread_rwlock_t l;
-	struct worker r, w;
+	static struct worker r, w;
 	long long t0, t1;
 	int rc;
 
@@ -1157,7 +1163,7 @@ static void waiting_writer_does_not_burn_cpu(void)
 static void unlock_by_non_holder_of_unlocked_lock_returns_zero(void)
 {
 	pthread_rwlock_t l1, l2, other;
-	struct worker b;
+	static struct worker b;
 
 	step("main unlocks a fresh lock it never locked");
 	EXPECT_RC(pthread_rwlock_init(&l1, NULL), 0);
@@ -1177,7 +1183,7 @@ static void unlock_by_non_holder_of_unlocked_lock_returns_zero(void)
 static void unlock_of_unlocked_lock_leaves_it_usable(void)
 {
 	pthread_rwlock_t l;
-	struct worker b;
+	static struct worker b;
 
 	EXPECT_RC(pthread_rwlock_init(&l, NULL), 0);
 	EXPECT_RC(warm(&l), 0);
@@ -1242,7 +1248,7 @@ static void strict_destroy_of_held_lock_returns_ebusy_and_names_the_lock(void)
 {
 	FILE *f = capture_stderr();
 	pthread_rwlock_t l;
-	struct worker w;
+	static struct worker w;
 
 	w_start(&w, "W");
 	for (int write = 0; write < 2; write++) {
@@ -1266,7 +1272,7 @@ static void strict_unlock_by_non_holder_returns_eperm_and_names_the_lock(void)
 {
 	FILE *f = capture_stderr();
 	pthread_rwlock_t l, free_lock;
-	struct worker a, w;
+	static struct worker a, w;
 
 	EXPECT_RC(pthread_rwlock_init(&l, NULL), 0);
 	w_start(&a, "A");
