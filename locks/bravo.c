@@ -233,11 +233,6 @@ static uint64_t token_new_per_lock(void)
 }
 
 /*
- * The lock's token, drawn now if it has none (racing slow readers agree);
- * false if it has none (no memory for a per-lock table).  The CAS orders a
- * per-lock table's set-up before its address (and RBias after it).
- */
-/*
  * A lock in shared memory: no bias for its life (bravo_memory_shared).
  * The strikes at their maximum keep its slow readers from asking often.
  */
@@ -253,6 +248,68 @@ static void bravo_no_bias(struct bravo *b)
 		;
 }
 
+/*
+ * A lock's first token in a life costs its page check (bravo_memory_shared:
+ * three system calls, about 5 us), the price of hundreds of fast reads; a
+ * short-lived lock (made, read, written, freed: a std::shared_mutex per
+ * request) would pay it every life for fast reads it never makes: 75 times
+ * glibc's cost of a lock's life.  Ski rental: once the process has drawn
+ * BRAVO_RENT_AFTER tokens (it makes locks by the thousand, or churns them),
+ * the adaptive policy lets a fresh lock's first try only start the rent,
+ * an InhibitUntil as long as a page check takes (the fastest seen, so a
+ * preempted check does not stretch it); a slow read after that draws the
+ * token.  A lock that outlives one page check's time pays at most twice
+ * the best choice in hindsight.  Before that, as in the paper, the first
+ * slow read draws: renting delays every lock's bias by one visit, which
+ * costs a program that makes a few thousand locks at once and runs
+ * briefly a few percent (results/README.md, "Lock churn").
+ */
+#define BRAVO_RENT_AFTER 65536u
+
+static _Atomic uint64_t check_cost = UINT64_MAX; /* bravo_now() units; MAX: not timed */
+static _Atomic uint64_t tokens_drawn;
+
+static bool fresh_rent_paid(struct bravo *b)
+{
+	uint64_t keep = (UINT64_C(1) << BRAVO_TIME_SHIFT) - 1;
+	uint64_t w = atomic_load_explicit(&b->word, memory_order_relaxed);
+	uint64_t cost = atomic_load_explicit(&check_cost, memory_order_relaxed);
+	uint64_t until;
+
+	/* Set and passed (the caller found the lock not inhibited): paid. */
+	if (bravo_policy != BRAVO_POLICY_ADAPTIVE || cost == UINT64_MAX || w >> BRAVO_TIME_SHIFT ||
+	    atomic_load_explicit(&tokens_drawn, memory_order_relaxed) < BRAVO_RENT_AFTER)
+		return true;
+	until = (bravo_now() + cost) & (UINT64_MAX >> BRAVO_TIME_SHIFT);
+	until = (w & keep) | (until ? until : 1) << BRAVO_TIME_SHIFT;
+	/* Relaxed: the time field only filters; losing the race leaves the rent to the winner. */
+	atomic_compare_exchange_strong_explicit(&b->word, &w, until, memory_order_relaxed,
+						memory_order_relaxed);
+	return false;
+}
+
+/* The page check, timed for fresh_rent_paid. */
+static bool memory_shared_timed(struct bravo *b, bool (*shared)(const void *))
+{
+	uint64_t t0 = bravo_now();
+	bool answer = shared(b);
+	uint64_t took = bravo_now() - t0;
+	uint64_t best = atomic_load_explicit(&check_cost, memory_order_relaxed);
+
+	atomic_fetch_add_explicit(&tokens_drawn, 1, memory_order_relaxed);
+	while (took < best && !atomic_compare_exchange_weak_explicit(&check_cost, &best, took,
+								     memory_order_relaxed,
+								     memory_order_relaxed))
+		;
+	return answer;
+}
+
+/*
+ * The lock's token, drawn now if it has none (racing slow readers agree);
+ * false if it has none (a fresh lock's rent not yet paid, shared memory,
+ * no memory for a per-lock table).  The CAS orders a per-lock table's
+ * set-up before its address (and RBias after it).
+ */
 static bool bravo_token_ensure(struct bravo *b, enum vr_scope scope)
 {
 	uint64_t t = atomic_load_explicit(&b->token, memory_order_relaxed), mine;
@@ -260,7 +317,9 @@ static bool bravo_token_ensure(struct bravo *b, enum vr_scope scope)
 
 	if (t)
 		return t != BRAVO_TOKEN_NO_BIAS;
-	if (shared && shared(b)) {
+	if (shared && !fresh_rent_paid(b))
+		return false;
+	if (shared && memory_shared_timed(b, shared)) {
 		bravo_no_bias(b);
 		return false;
 	}

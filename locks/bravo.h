@@ -144,6 +144,9 @@
  *    it is not), so the fast reads of an unpaid bias, most fast reads at
  *    10% writes, cost no more than a paid one's.
  *    Strikes only delay enabling: the 1/(N+1) bound holds for both.
+ *    Once the process has drawn BRAVO_RENT_AFTER tokens, a fresh lock's
+ *    first token (its page check) is bought on ski-rental terms: see
+ *    fresh_rent_paid in bravo.c.
  */
 #ifndef LIBBRAVO_BRAVO_H
 #define LIBBRAVO_BRAVO_H

@@ -1419,6 +1419,75 @@ START_TEST(classic_policy_enables_bias_without_unpaid)
 }
 END_TEST
 
+/*
+ * Fresh locks and the page check (bravo.c, fresh_rent_paid): a check that
+ * says "private" and counts its calls stands in for the page check.
+ */
+static atomic_int page_checks;
+
+static bool counted_private_page(const void *addr)
+{
+	(void)addr;
+	atomic_fetch_add(&page_checks, 1);
+	return false;
+}
+
+/* One slow read of l, released; was bias enabled by it? */
+static bool slow_read_enables_bias(struct bba *lock)
+{
+	uintptr_t cookie;
+
+	ck_assert(!biased(lock));
+	ck_assert_int_eq(rd_lock(lock, &cookie, NULL), 0);
+	ck_assert_uint_eq(cookie, 0); /* the slow path */
+	rd_unlock(lock, cookie);
+	return biased(lock);
+}
+
+/* n lives of l, each biased by its first slow read (a token drawn each): the rent's threshold. */
+static void lock_lives(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		memset(&l, 0, sizeof(l));
+		ck_assert(slow_read_enables_bias(&l));
+	}
+	memset(&l, 0, sizeof(l));
+}
+
+START_TEST(fresh_locks_draw_their_tokens_on_their_first_slow_read_in_a_young_process)
+{
+	adaptive_policy(4);
+	bravo_memory_shared = counted_private_page;
+	lock_lives(1000); /* each life's first slow read enables bias */
+	ck_assert_int_eq(atomic_load(&page_checks), 1000);
+}
+END_TEST
+
+START_TEST(fresh_lock_rents_before_its_token_once_65536_were_drawn)
+{
+	adaptive_policy(4);
+	bravo_memory_shared = counted_private_page;
+	lock_lives(65536);
+	atomic_store(&page_checks, 0);
+	ck_assert(!slow_read_enables_bias(&l)); /* the rent starts: no check, no bias */
+	ck_assert_int_eq(atomic_load(&page_checks), 0);
+	ck_assert_uint_ne(word_of(&l) >> BRAVO_TIME_SHIFT, 0); /* an InhibitUntil */
+	usleep(5000); /* far past a counted check's time */
+	ck_assert(slow_read_enables_bias(&l));
+	ck_assert_int_eq(atomic_load(&page_checks), 1);
+}
+END_TEST
+
+START_TEST(classic_policy_never_rents)
+{
+	bravo_policy = BRAVO_POLICY_CLASSIC;
+	bravo_slowdown_n = 0;
+	bravo_memory_shared = counted_private_page;
+	lock_lives(65536);
+	ck_assert(slow_read_enables_bias(&l));
+}
+END_TEST
+
 START_TEST(adaptive_policy_counts_a_strike_for_bias_nobody_used)
 {
 	adaptive_policy(4);
@@ -1735,6 +1804,9 @@ static Suite *bravo_suite(void)
 	tc = lock_tcase(s, "adaptive");
 	tcase_add_test(tc, adaptive_policy_enables_bias_unpaid);
 	tcase_add_test(tc, classic_policy_enables_bias_without_unpaid);
+	tcase_add_test(tc, fresh_locks_draw_their_tokens_on_their_first_slow_read_in_a_young_process);
+	tcase_add_test(tc, fresh_lock_rents_before_its_token_once_65536_were_drawn);
+	tcase_add_test(tc, classic_policy_never_rents);
 	tcase_add_test(tc, adaptive_policy_counts_a_strike_for_bias_nobody_used);
 	tcase_add_test(tc, adaptive_policy_counts_a_strike_for_bias_with_too_few_fast_reads);
 	tcase_add_test(tc, adaptive_policy_payback_fast_reads_clear_unpaid);
