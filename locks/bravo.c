@@ -260,9 +260,10 @@ static void bravo_no_bias(struct bravo *b)
  * preempted check does not stretch it); a slow read after that draws the
  * token.  A lock that outlives one page check's time pays at most twice
  * the best choice in hindsight.  Before that, as in the paper, the first
- * slow read draws: renting delays every lock's bias by one visit, which
- * costs a program that makes a few thousand locks at once and runs
- * briefly a few percent (results/README.md, "Lock churn").
+ * slow read draws, so a program with fewer locks sees the first read of
+ * each lock bias it, and a benchmark's warm-up read (bench/common.h,
+ * bench_lock_init_warm) still takes the check out of its measured
+ * interval (results/README.md, "Lock churn").
  */
 #define BRAVO_RENT_AFTER 65536u
 
