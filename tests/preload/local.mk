@@ -84,7 +84,7 @@ preload_tests += tests/preload/glibc.vt
 $(preload_tests):
 	@:
 TESTS += $(preload_tests)
-TEST_EXTENSIONS = .vt
+TEST_EXTENSIONS = .vt .long
 VT_LOG_COMPILER = timeout 900 $(SHELL) $(srcdir)/tests/preload/run
 AM_TESTS_ENVIRONMENT += PRELOAD_PROGRAMS='$(preload_programs)'; export PRELOAD_PROGRAMS;
 CLEANFILES += tests/preload/*.out
