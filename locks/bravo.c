@@ -281,8 +281,8 @@ static bool fresh_rent_paid(struct bravo *b)
 	if (bravo_policy != BRAVO_POLICY_ADAPTIVE || cost == UINT64_MAX || w >> BRAVO_TIME_SHIFT ||
 	    atomic_load_explicit(&tokens_drawn, memory_order_relaxed) < BRAVO_RENT_AFTER)
 		return true;
-	until = (bravo_now() + cost) & (UINT64_MAX >> BRAVO_TIME_SHIFT);
-	until = (w & keep) | (until ? until : 1) << BRAVO_TIME_SHIFT;
+	/* The shift keeps the 44-bit modular time, as bravo_inhibit's does (a 0 only rents again). */
+	until = (w & keep) | (bravo_now() + cost) << BRAVO_TIME_SHIFT;
 	/* Relaxed: the time field only filters; losing the race leaves the rent to the winner. */
 	atomic_compare_exchange_strong_explicit(&b->word, &w, until, memory_order_relaxed,
 						memory_order_relaxed);
