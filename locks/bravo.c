@@ -251,21 +251,28 @@ static void bravo_no_bias(struct bravo *b)
 /*
  * A lock's first token in a life costs its page check (bravo_memory_shared:
  * three system calls, about 5 us), the price of hundreds of fast reads; a
- * short-lived lock (made, read, written, freed: a std::shared_mutex per
- * request) would pay it every life for fast reads it never makes: 75 times
- * glibc's cost of a lock's life.  Ski rental: once the process has drawn
- * BRAVO_RENT_AFTER tokens (it makes locks by the thousand, or churns them),
- * the adaptive policy lets a fresh lock's first try only start the rent,
- * an InhibitUntil as long as a page check takes (the fastest seen, so a
- * preempted check does not stretch it); a slow read after that draws the
- * token.  A lock that outlives one page check's time pays at most twice
- * the best choice in hindsight.  Before that, as in the paper, the first
- * slow read draws, so a program with fewer locks sees the first read of
- * each lock bias it, and a benchmark's warm-up read (bench/common.h,
- * bench_lock_init_warm) still takes the check out of its measured
- * interval (results/README.md, "Lock churn").
+ * lock that never makes them pays it for nothing: a short-lived lock (made,
+ * read, written, freed: a std::shared_mutex per request) every life, 75
+ * times glibc's cost of a lock's life, and a program with a million locks
+ * each read now and then 5 us a lock (50 times glibc's time in a
+ * one-second run over 2^20 locks).  Ski rental, in reads: once the process
+ * has drawn BRAVO_RENT_AFTER tokens (it makes locks by the hundred
+ * thousand, or churns them), the adaptive policy lets a fresh lock's first
+ * try only start the rent: BRAVO_RENT_STRIKES strikes, so that a slow
+ * reader tries to enable its bias on one slow read in 4^6 = 4096 only
+ * (bravo_enable_due), and an InhibitUntil as long as a page check takes
+ * (the fastest seen), which marks the rent as started.  The try that comes
+ * due draws the token (the purchase) and clears the rent's strikes: the
+ * lock starts as a young process's would.  A lock read 4096 times slowly
+ * has lost far more than a check's cost to the slow path only if its
+ * reads contend; one read less often never pays.  Before the threshold, as
+ * in the paper, the first slow read draws, so a program with fewer locks
+ * sees the first read of each lock bias it, and a benchmark's warm-up read
+ * (bench/common.h, bench_lock_init_warm) still takes the check out of its
+ * measured interval (results/README.md, "Lock churn").
  */
 #define BRAVO_RENT_AFTER 65536u
+#define BRAVO_RENT_STRIKES UINT64_C(6)
 
 static _Atomic uint64_t check_cost = UINT64_MAX; /* bravo_now() units; MAX: not timed */
 static _Atomic uint64_t tokens_drawn;
@@ -282,7 +289,8 @@ static bool fresh_rent_paid(struct bravo *b)
 	    atomic_load_explicit(&tokens_drawn, memory_order_relaxed) < BRAVO_RENT_AFTER)
 		return true;
 	/* The shift keeps the 44-bit modular time, as bravo_inhibit's does (a 0 only rents again). */
-	until = (w & keep) | (bravo_now() + cost) << BRAVO_TIME_SHIFT;
+	until = (w & keep & ~(BRAVO_STRIKE_MAX << BRAVO_STRIKE_SHIFT)) |
+		BRAVO_RENT_STRIKES << BRAVO_STRIKE_SHIFT | (bravo_now() + cost) << BRAVO_TIME_SHIFT;
 	/* Relaxed: the time field only filters; losing the race leaves the rent to the winner. */
 	atomic_compare_exchange_strong_explicit(&b->word, &w, until, memory_order_relaxed,
 						memory_order_relaxed);
@@ -377,6 +385,7 @@ void bravo_enable_slowpath(struct bravo *b, enum vr_scope scope, uint64_t w)
 {
 	uint64_t keep = (UINT64_C(1) << BRAVO_TIME_SHIFT) - 1;
 	uint64_t bits = bravo_enable_bits | (bravo_policy == BRAVO_POLICY_ADAPTIVE ? BRAVO_UNPAID : 0);
+	bool fresh = atomic_load_explicit(&b->token, memory_order_relaxed) == 0;
 
 	if (!vr_table_init(0))
 		return;
@@ -384,6 +393,9 @@ void bravo_enable_slowpath(struct bravo *b, enum vr_scope scope, uint64_t w)
 	/* Ordered before RBias by the release CAS below. */
 	if (!bravo_token_ensure(b, scope))
 		return;
+	/* The purchase: the rent's strikes were no verdict (fresh_rent_paid). */
+	if (fresh)
+		keep &= ~(BRAVO_STRIKE_MAX << BRAVO_STRIKE_SHIFT);
 	/*
 	 * One attempt: losing the race means another reader set it or a writer
 	 * arrived.  Release pairs with the fast path's acquire of the word, so

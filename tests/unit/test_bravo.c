@@ -1472,9 +1472,15 @@ START_TEST(fresh_lock_rents_before_its_token_once_65536_were_drawn)
 	ck_assert(!slow_read_enables_bias(&l)); /* the rent starts: no check, no bias */
 	ck_assert_int_eq(atomic_load(&page_checks), 0);
 	ck_assert_uint_ne(word_of(&l) >> BRAVO_TIME_SHIFT, 0); /* an InhibitUntil */
+	ck_assert_uint_eq(strikes_of(&l), 6); /* one try in 4^6 slow reads */
 	usleep(5000); /* far past a counted check's time */
-	ck_assert(slow_read_enables_bias(&l));
+	bravo_enable_tries = 0;
+	for (unsigned i = 1; i < 4096; i++)
+		ck_assert(!slow_read_enables_bias(&l));
+	ck_assert_int_eq(atomic_load(&page_checks), 0);
+	ck_assert(slow_read_enables_bias(&l)); /* the 4096th: bought */
 	ck_assert_int_eq(atomic_load(&page_checks), 1);
+	ck_assert_uint_eq(strikes_of(&l), 0); /* the rent's strikes were no verdict */
 }
 END_TEST
 
