@@ -145,8 +145,8 @@
  *    10% writes, cost no more than a paid one's.
  *    Strikes only delay enabling: the 1/(N+1) bound holds for both.
  *    Once the process has drawn BRAVO_RENT_AFTER tokens, a fresh lock's
- *    first token (its page check) is bought on ski-rental terms: see
- *    fresh_rent_paid in bravo.c.
+ *    first token (its page check) is bought on ski-rental terms, the
+ *    rent counted in slow reads: see fresh_rent_paid in bravo.c.
  */
 #ifndef LIBBRAVO_BRAVO_H
 #define LIBBRAVO_BRAVO_H
