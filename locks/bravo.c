@@ -263,9 +263,9 @@ static void bravo_no_bias(struct bravo *b)
  * (bravo_enable_due), and an InhibitUntil as long as a page check takes
  * (the fastest seen), which marks the rent as started.  The try that comes
  * due draws the token (the purchase) and clears the rent's strikes: the
- * lock starts as a young process's would.  A lock read 4096 times slowly
- * has lost far more than a check's cost to the slow path only if its
- * reads contend; one read less often never pays.  Before the threshold, as
+ * lock starts as a young process's would.  A lock read slowly 4096 times
+ * can have lost a check's cost to the slow path (if its reads contend);
+ * one read less often never pays for it.  Before the threshold, as
  * in the paper, the first slow read draws, so a program with fewer locks
  * sees the first read of each lock bias it, and a benchmark's warm-up read
  * (bench/common.h, bench_lock_init_warm) still takes the check out of its
