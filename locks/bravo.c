@@ -156,7 +156,7 @@ static vr_slot_t *vr_free_in_cell(vr_slot_t *cell, uint32_t ways, uint32_t first
  */
 #define VR_SPILL_ROWS 3u
 
-__thread uint32_t vr_way_hint __attribute__((tls_model("initial-exec")));
+__thread uint64_t vr_way_hint __attribute__((tls_model("initial-exec")));
 
 vr_slot_t *vr_free_way(struct vr_table *t, vr_slot_t *slot)
 {
@@ -185,7 +185,7 @@ vr_slot_t *vr_next_way(struct vr_table *t, vr_slot_t *slot)
 
 	/* In the same cell: next time, try this way first (the hint is relative to the home way). */
 	if (moved >> t->way_bits == 0)
-		vr_way_hint ^= (uint32_t)moved;
+		vr_way_hint ^= moved;
 	return s;
 }
 

@@ -371,9 +371,12 @@ static inline uint64_t bravo_now(void)
  * on its CPU uses its lock's home way, and locks that share a cell start
  * on different ways.  In 1D cells are single slots, rows VR_COLUMNS
  * slots apart and as many as the table has, so the slot is a hash of
- * (thread, lock) over the whole table, as in the paper.  Two shifts by
- * the table's geometry: the inline path pays two loads of the header's
- * line and the thread's way offset (vr_way_hint) for the ways.
+ * (thread, lock) over the whole table, as in the paper.  The row and the
+ * token's top bits come out of one double-width shift right by col_shift
+ * (row_shift is 64 - col_shift): a single shrd on x86-64, which spares the
+ * inline path a load of the geometry, a shift and an or.  The inline path
+ * pays a load of the header's line and the thread's way offset
+ * (vr_way_hint) for the ways.
  */
 /*
  * The thread's way offset: where its last full-path read found a free way
@@ -381,15 +384,25 @@ static inline uint64_t bravo_now(void)
  * in 1D and with one way).  Threads that share a CPU then settle on ways
  * of their own, and a thread preempted inside its read no longer sends
  * the others through the full path (16 read-only threads on 2 CPUs:
- * 0.65x glibc without it, 0.88x with it, in the same rounds).
+ * 0.65x glibc without it, 0.88x with it, in the same rounds).  A full
+ * word, so that the inline path xors it straight from thread storage.
  */
-extern __thread uint32_t vr_way_hint
+extern __thread uint64_t vr_way_hint
 	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
+
+static inline uint64_t vr_row_and_cell(uint64_t row, uint64_t token, uint32_t col_shift)
+{
+#ifdef __SIZEOF_INT128__
+	/* col_shift is in 1..63, so the mask changes nothing but lets the compiler drop the test for 64. */
+	return (uint64_t)((__extension__(unsigned __int128)row << 64 | token) >> (col_shift & 63));
+#else
+	return row << (64 - col_shift) | token >> col_shift;
+#endif
+}
 
 static inline vr_slot_t *vr_slot_of(struct vr_table *t, uint64_t token)
 {
-	return &t->slot[(uint64_t)(cpu_hint() & t->row_mask) << t->row_shift |
-			((token >> t->col_shift) ^ vr_way_hint)];
+	return &t->slot[vr_row_and_cell(cpu_hint() & t->row_mask, token, t->col_shift) ^ vr_way_hint];
 }
 
 /*
