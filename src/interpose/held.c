@@ -15,8 +15,19 @@
 #include "addr_hash.h"
 #include "pool.h"
 
-/* self -1: no id is ever -1, so a lock naming "no writer" (0) is never ours. */
-__thread struct held_list held_tls __attribute__((tls_model("initial-exec"))) = { .self = -1 };
+const struct held held_unset[2] = { { .lock = HELD_BOTTOM }, { .lock = HELD_WALL } };
+
+/*
+ * self -1: no id is ever -1, so a lock naming "no writer" (0) is never
+ * ours.  The initial image holds held_unset's address: glibc copies it
+ * into a thread's block after relocating it (the main thread's too).
+ */
+__thread struct held_list held_tls __attribute__((tls_model("initial-exec"))) = {
+	.top = (struct held *)&held_unset[0],
+	.bottom = (struct held *)&held_unset[0],
+	.self = -1,
+	.entry = { [0] = { .lock = HELD_BOTTOM }, [HELD_INLINE + 1] = { .lock = HELD_WALL } },
+};
 
 static pthread_key_t held_key;
 static pthread_once_t held_key_once = PTHREAD_ONCE_INIT;
@@ -171,11 +182,12 @@ bool held_push_slow(const void *lock, enum held_mode mode, uintptr_t data)
 	int saved_errno;
 	bool ok;
 
-	if (!l->base) {
-		/* First push: the inline array. */
-		l->base = l->inl;
-		atomic_signal_fence(memory_order_release);
-		l->room = sizeof(l->inl);
+	if (l->top == &held_unset[0]) {
+		/* First push: the inline array (a handler that came first set it up the same way). */
+		l->bottom = &l->entry[0];
+		atomic_signal_fence(memory_order_seq_cst);
+		l->top = &l->entry[0];
+		atomic_signal_fence(memory_order_seq_cst);
 		return held_push_entry(lock, mode, data, false);
 	}
 	saved_errno = errno; /* mmap may set it; glibc's calls never do */

@@ -30,9 +30,11 @@
  * Signal handlers may lock and unlock rwlocks too (it works with glibc), so
  * the list is kept consistent at every instruction as seen from a handler
  * running on the same thread:
- *  - inline: a new entry's slot is reserved empty and named last, a
- *    removal moves the last entry down before the count drops (compiler
- *    fences order that for the same thread); the array never moves;
+ *  - inline: a new entry is reserved (HELD_RESERVED, which no lookup
+ *    matches) and named last, a removal moves the most recent entry down
+ *    before the top drops (compiler fences order that for the same
+ *    thread); the array never moves, and it is set up by one store of the
+ *    top;
  *  - spill: an entry is added by claiming a free slot with a CAS (a
  *    handler may be claiming too), filling it and naming it last, and
  *    removed by one store of a tombstone.  The table moves only when it
@@ -104,35 +106,49 @@ struct held_spill {
 #define HELD_SPILL_CLAIMED ((const void *)2) /* being filled */
 
 /*
- * The inline entries are base[0 .. used), counted in bytes so that the
- * common path adds instead of multiplying; room is the bytes the array
- * has.  Both stay zero until the first push, which then finds no room and
- * sets the list up.
+ * Keys of inline entries that are no lock.  A lookup of NULL (an unlock
+ * of NULL) stops at the bottom; it matches no entry, a reserved one
+ * included.
+ */
+#define HELD_BOTTOM NULL                /* below the first entry: the list is empty */
+#define HELD_RESERVED ((const void *)3) /* pushed, not yet filled */
+#define HELD_WALL ((const void *)5)     /* above the last: no room inline */
+
+/*
+ * The inline entries are entry[1 .. HELD_INLINE], a stack whose most
+ * recent entry top points to; entry[0] is the bottom and the one past the
+ * last a wall, markers that no lock's address matches (a NULL unlock finds
+ * the bottom on an empty list, whose state is no hold's).  So the fast paths find the
+ * most recent entry, test for room (the entry above top is the wall) and
+ * pop, each with one load of top and no count or bounds; the list is
+ * empty inline when top is bottom.  Until the thread's first push both
+ * point to held_unset, a bottom with a wall above it in read-only memory;
+ * that push points bottom, then top, to &entry[0] (a handler of the
+ * thread that comes between sees no entry either way, and makes the same
+ * stores if it pushes).
  */
 struct held_list {
-	size_t used;                /* bytes of inline entries in use */
-	size_t room;                /* bytes inl has room for; 0 before the first push */
-	struct held *base;          /* inl once set up */
+	struct held *top;           /* the most recent inline entry, or bottom */
+	struct held *bottom;        /* &entry[0] once set up */
 	pid_t self;                 /* gettid(), or -1 (no lock names it) until asked */
 	pid_t forked_from[HELD_FORK_GENERATIONS]; /* self in the parent, grandparent...; 0: none */
 	struct held_spill *_Atomic spill; /* entries past the inline ones; NULL: none yet */
 	_Atomic uint32_t pinned;    /* spill operations under way on this thread */
 	_Atomic uint32_t unlisted;  /* holds kept unlisted (no memory) */
 	_Atomic uint32_t unlisted_guests; /* guest reads kept unlisted (wait.h) */
-	struct held inl[HELD_INLINE];
+	struct held entry[HELD_INLINE + 2]; /* the bottom, the entries, the wall */
 };
+
+/* A thread's top before its first push: {bottom, wall}. */
+extern const struct held held_unset[2] LIBBRAVO_HIDDEN;
 
 extern __thread struct held_list held_tls
 	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
 
-static inline struct held *held_at(struct held *base, size_t off)
+/* e is one of the list's inline entries (not the spill's). */
+static inline bool held_inline(const struct held_list *l, const struct held *e)
 {
-	return (struct held *)(void *)((char *)base + off);
-}
-
-static inline uint32_t held_count(const struct held_list *l)
-{
-	return (uint32_t)(l->used / sizeof(struct held));
+	return (uintptr_t)e - (uintptr_t)&l->entry[1] < HELD_INLINE * sizeof(struct held);
 }
 
 struct held *held_spill_find(const void *lock);
@@ -145,12 +161,11 @@ struct held *held_spill_find(const void *lock);
 static inline struct held *held_find(const void *lock)
 {
 	struct held_list *l = &held_tls;
-	struct held *e = l->base;
 	struct held_spill *s;
 
-	for (uint32_t i = held_count(l); i-- > 0;)
-		if (e[i].lock == lock)
-			return &e[i];
+	for (struct held *e = l->top; e->lock != HELD_BOTTOM; e--)
+		if (e->lock == lock)
+			return e;
 	s = atomic_load_explicit(&l->spill, memory_order_relaxed);
 	if (s && atomic_load_explicit(&s->used, memory_order_relaxed))
 		return held_spill_find(lock);
@@ -203,11 +218,17 @@ static inline bool held_none(void)
 {
 	struct held_list *l = &held_tls;
 
-	/* One test for the common case: no entry and no spill at all. */
-	if (__builtin_expect((l->used | (uintptr_t)atomic_load_explicit(&l->spill,
-								     memory_order_relaxed)) == 0, 1))
+	/* One test for the common case: no entry (the bottom's key is NULL) and no spill at all. */
+	if (__builtin_expect(((uintptr_t)l->top->lock |
+			      (uintptr_t)atomic_load_explicit(&l->spill, memory_order_relaxed)) == 0, 1))
 		return true;
-	return l->used == 0 && held_spill_none();
+	return l->top == l->bottom && held_spill_none();
+}
+
+/* The caller lists no hold inline (it may in the spill). */
+static inline bool held_none_inline(void)
+{
+	return held_tls.top == held_tls.bottom;
 }
 
 /* Set the list up (the first push) or add to the spill; false if no memory. */
@@ -240,23 +261,21 @@ static inline bool held_forked_from(pid_t writer)
 /*
  * Record a read hold just taken (no re-entry); false if no memory (or,
  * with grow false, no room inline: the fast paths do not grow the list).
- * The entry is reserved (lock NULL, which no lookup matches) before it is
- * filled and named: a handler on this thread pushes its own entries above
- * it.
+ * The entry is reserved (HELD_RESERVED, which no lookup matches) before
+ * it is made the top, then filled and named: a handler on this thread
+ * pushes its own entries above it.
  */
 static inline __attribute__((always_inline)) bool
 held_push_entry(const void *lock, enum held_mode mode, uintptr_t data, bool grow)
 {
 	struct held_list *l = &held_tls;
-	size_t off = l->used;
-	struct held *e;
+	struct held *e = l->top + 1;
 
-	if (__builtin_expect(off == l->room, 0))
+	if (__builtin_expect(e->lock == HELD_WALL, 0))
 		return grow && held_push_slow(lock, mode, data);
-	e = held_at(l->base, off);
-	e->lock = 0;
+	e->lock = HELD_RESERVED;
 	atomic_signal_fence(memory_order_seq_cst);
-	l->used = off + sizeof(struct held);
+	l->top = e;
 	atomic_signal_fence(memory_order_seq_cst);
 	e->data = data;
 	e->state = HELD_STATE(mode, 0);
@@ -279,22 +298,15 @@ static inline bool held_push_fast(const void *lock, enum held_mode mode, uintptr
 /* The most recent inline entry if it is lock's, else NULL. */
 static inline struct held *held_top_of(const void *lock)
 {
-	struct held_list *l = &held_tls;
-	size_t off = l->used;
-	struct held *e;
+	struct held *e = held_tls.top;
 
-	if (!off)
-		return 0; /* base may be NULL: no pointer arithmetic on it */
-	e = held_at(l->base, off - sizeof(struct held));
 	return e->lock == lock ? e : 0;
 }
 
-/* Remove the most recent inline entry. */
-static inline void held_pop(void)
+/* Remove top, the most recent inline entry. */
+static inline void held_pop(struct held *top)
 {
-	struct held_list *l = &held_tls;
-
-	l->used -= sizeof(struct held);
+	held_tls.top = top - 1;
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
@@ -304,19 +316,16 @@ void held_spill_remove(struct held *e);
 static inline void held_remove(struct held *e)
 {
 	struct held_list *l = &held_tls;
-	size_t off;
-	struct held *last;
+	struct held *top = l->top;
 
-	if ((size_t)((char *)e - (char *)l->base) >= l->used) {
+	if (!held_inline(l, e)) {
 		held_spill_remove(e);
 		return;
 	}
-	off = l->used - sizeof(struct held);
-	last = held_at(l->base, off);
-	if (e != last)
-		*e = *last; /* a handler now sees the last entry twice: harmless */
+	if (e != top)
+		*e = *top; /* a handler now sees the top entry twice: harmless */
 	atomic_signal_fence(memory_order_release);
-	l->used = off;
+	l->top = top - 1;
 }
 
 /* Forget the caller's entry for lock, if any (init and destroy). */

@@ -743,7 +743,7 @@ static __attribute__((noinline)) int unlock_read_top(pthread_rwlock_t *rw, uintp
 {
 	void *target = variant_read_unlock_target(rw, data);
 
-	held_pop(); /* off the list right before the release (see the top of the file) */
+	held_pop(held_tls.top); /* off the list right before the release (see the top of the file) */
 	variant_read_unlock_at(target, rw, data);
 	return 0;
 }
@@ -757,7 +757,7 @@ static inline __attribute__((always_inline)) int unlock_read_single(pthread_rwlo
 {
 #ifdef VARIANT_READ_UNLOCK_UNDER
 	if (data == 0) {
-		held_pop(); /* off the list before the release */
+		held_pop(held_tls.top); /* off the list before the release */
 		return variant_read_unlock_under(rw);
 	}
 #endif
@@ -799,7 +799,8 @@ static __attribute__((noinline)) int unlock_write_named(pthread_rwlock_t *rw)
  * where the lock underneath answers for its holds
  * (VARIANT_UNDER_UNLISTED), the caller lists nothing and the lock
  * underneath is read-held: one of its holds, the caller's or, as glibc
- * lets any thread do, another's, is released there.
+ * lets any thread do, another's, is released there.  (A list with no
+ * entry has its bottom on top, which is no lock's.)
  */
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
@@ -812,7 +813,7 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 	 * read-held (which excludes a writer, the caller included; then the
 	 * spill and the mode are asked), else the write hold it names.
 	 */
-	if (held_tls.used == 0) {
+	if (held_none_inline()) {
 		if (rw != NULL) {
 			if (handle_writer(rw) == held_tls.self)
 				return unlock_write_named(rw);
@@ -823,12 +824,11 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 	}
 #endif
 	h = held_top_of(rw);
-
 	if (h) {
 		if (h->state == HELD_STATE(HELD_READ | HELD_FAST, 0) && !handoff_any()) {
 			uintptr_t data = h->data;
 
-			held_pop();
+			held_pop(h);
 			variant_read_fast_unlock(data);
 			return 0;
 		}

@@ -757,7 +757,10 @@ static void sigalrm_storm_with_handlers_reading_the_threads_lock_and_20_others_o
  *     writes, so that no handler waits for long for another);
  *   - tries the other shared locks (try forms only: a blocking call there
  *     could wait for a thread whose handler waits for this one);
- *   - makes a first use of a fresh lock.
+ *   - makes a first use of a fresh lock;
+ *   - libbravo only (glibc's unlock of NULL faults): unlocks NULL, which
+ *     must answer EINVAL wherever its thread was interrupted, a read
+ *     being listed included (a listed entry not yet named is no NULL).
  */
 enum { SHARED = 4, HONLY = 4, STORM_WORKERS = 3, STORM_SIGNALS = 200, POOL = 8192 };
 
@@ -959,6 +962,12 @@ static void storm_handler(int sig)
 
 	if ((r >> 16) % 4 == 0)
 		first_use();
+	if (storm_beyond_glibc) {
+		pthread_rwlock_t *none = NULL;
+
+		__asm__("" : "+r"(none)); /* hidden: glibc declares the argument nonnull */
+		H_EXPECT_AS("pthread_rwlock_unlock(NULL)", pthread_rwlock_unlock(none), EINVAL, EINVAL);
+	}
 	atomic_fetch_add(&storm_handled, 1);
 	storm_handled_here++;
 	errno = saved_errno;
