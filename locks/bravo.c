@@ -79,7 +79,6 @@ static void vr_geometry(struct vr_table *t, uint32_t slots, enum vr_layout layou
 	t->layout = layout;
 	t->way_bits = bits;
 	t->row_shift = VR_COLUMN_BITS + bits;
-	t->col_shift = 64 - t->row_shift;
 }
 
 bool vr_table_init(uint32_t slots)

@@ -215,8 +215,7 @@ struct vr_table {
 	uint32_t layout;    /* enum vr_layout */
 	uint32_t way_bits;  /* log2 of the slots per cell (0 in 1D) */
 	uint32_t row_shift; /* VR_COLUMN_BITS + way_bits: a row's first slot */
-	uint32_t col_shift; /* 64 - row_shift: a token's cell and home way */
-	char pad[128 - 6 * sizeof(uint32_t)];
+	char pad[128 - 5 * sizeof(uint32_t)];
 	vr_slot_t slot[];
 };
 
@@ -372,9 +371,10 @@ static inline uint64_t bravo_now(void)
  * on different ways.  In 1D cells are single slots, rows VR_COLUMNS
  * slots apart and as many as the table has, so the slot is a hash of
  * (thread, lock) over the whole table, as in the paper.  The row and the
- * token's top bits come out of one double-width shift right by col_shift
- * (row_shift is 64 - col_shift): a single shrd on x86-64, which spares the
- * inline path a load of the geometry, a shift and an or.  The inline path
+ * token's top bits come out of one double-width shift left by row_shift
+ * (the high word of row:token shifted): a single shld on x86-64, which
+ * spares the inline path a load of the geometry, a shift and an or, and
+ * shifts the row in place, keeping the token for the CAS.  The inline path
  * pays a load of the header's line and the thread's way offset
  * (vr_way_hint) for the ways.
  */
@@ -390,19 +390,19 @@ static inline uint64_t bravo_now(void)
 extern __thread uint64_t vr_way_hint
 	__attribute__((tls_model("initial-exec"))) LIBBRAVO_HIDDEN;
 
-static inline uint64_t vr_row_and_cell(uint64_t row, uint64_t token, uint32_t col_shift)
+static inline uint64_t vr_row_and_cell(uint64_t row, uint64_t token, uint32_t row_shift)
 {
 #ifdef __SIZEOF_INT128__
-	/* col_shift is in 1..63, so the mask changes nothing but lets the compiler drop the test for 64. */
-	return (uint64_t)((__extension__(unsigned __int128)row << 64 | token) >> (col_shift & 63));
+	/* row_shift is in 1..63, so the mask changes nothing but lets the compiler drop the test for 64. */
+	return (uint64_t)((__extension__(unsigned __int128)row << 64 | token) << (row_shift & 63) >> 64);
 #else
-	return row << (64 - col_shift) | token >> col_shift;
+	return row << row_shift | token >> (64 - row_shift);
 #endif
 }
 
 static inline vr_slot_t *vr_slot_of(struct vr_table *t, uint64_t token)
 {
-	return &t->slot[vr_row_and_cell(cpu_hint() & t->row_mask, token, t->col_shift) ^ vr_way_hint];
+	return &t->slot[vr_row_and_cell(cpu_hint() & t->row_mask, token, t->row_shift) ^ vr_way_hint];
 }
 
 /*
