@@ -406,21 +406,37 @@ void bravo_enable_slowpath(struct bravo *b, enum vr_scope scope, uint64_t w)
 		count_event(LOCK_EV_BIAS_ENABLED, 1);
 }
 
+__thread unsigned bravo_unpaid_trend __attribute__((tls_model("initial-exec")));
+
 /*
  * The adaptive policy's verdict on the bias that `old` (the word before
  * the revocation) shows: a strike if fast reads did not pay for it
- * (UNPAID still set), strikes halved if they did.
+ * (UNPAID still set), strikes halved if they did.  The verdict also moves
+ * the revoking thread's trend (bravo.h, "Policy"): up one for a bias
+ * that did not pay, down one for one that did.  While the trend is at
+ * BRAVO_TREND_ON or more, a bias that did not pay gives its lock at least
+ * BRAVO_TREND_STRIKES strikes: what this thread's other locks taught
+ * carries over to a lock still learning.
  */
 static uint64_t adaptive_strikes(uint64_t old)
 {
 	uint64_t strikes = old >> BRAVO_STRIKE_SHIFT & BRAVO_STRIKE_MAX;
+	unsigned trend = bravo_unpaid_trend;
 
 	if (!(old & BRAVO_RBIAS))
 		return strikes; /* ending a drain: no new verdict */
 	if (old & BRAVO_UNPAID) {
 		count_event(LOCK_EV_POLICY_STRIKE, 1);
-		return strikes < BRAVO_STRIKE_MAX ? strikes + 1 : strikes;
+		if (trend < BRAVO_TREND_MAX)
+			bravo_unpaid_trend = ++trend;
+		if (strikes < BRAVO_STRIKE_MAX)
+			strikes++;
+		if (trend >= BRAVO_TREND_ON && strikes < BRAVO_TREND_STRIKES)
+			strikes = BRAVO_TREND_STRIKES;
+		return strikes;
 	}
+	if (trend)
+		bravo_unpaid_trend = trend - 1;
 	if (strikes)
 		count_event(LOCK_EV_POLICY_PAID, 1);
 	return strikes >> 1;

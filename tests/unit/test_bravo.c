@@ -1394,6 +1394,7 @@ static void adaptive_policy(unsigned payback)
 	bravo_slowdown_n = 0;
 	bravo_payback = payback;
 	bravo_unpaid_reads = 0;
+	bravo_unpaid_trend = 0;
 }
 
 /* Take n fast reads of l, one after another. */
@@ -1550,6 +1551,42 @@ START_TEST(adaptive_policy_strikes_stop_at_the_maximum)
 	atomic_store(&l.b.word, BRAVO_STRIKE_MAX << BRAVO_STRIKE_SHIFT | BRAVO_RBIAS | BRAVO_UNPAID);
 	write_once(&l);
 	ck_assert_uint_eq(strikes_of(&l), BRAVO_STRIKE_MAX);
+}
+END_TEST
+
+START_TEST(adaptive_policy_gives_a_thread_trending_unpaid_at_least_its_trend_strikes)
+{
+	adaptive_policy(4);
+	bravo_unpaid_trend = BRAVO_TREND_ON - 1;
+	unpaid_bias(&l); /* the trend reaches BRAVO_TREND_ON: 0 strikes become 5, not 1 */
+	ck_assert_uint_eq(bravo_unpaid_trend, BRAVO_TREND_ON);
+	ck_assert_uint_eq(strikes_of(&l), BRAVO_TREND_STRIKES);
+}
+END_TEST
+
+START_TEST(adaptive_policy_below_the_trend_threshold_adds_one_strike)
+{
+	adaptive_policy(4);
+	bravo_unpaid_trend = BRAVO_TREND_ON - 2;
+	unpaid_bias(&l);
+	ck_assert_uint_eq(bravo_unpaid_trend, BRAVO_TREND_ON - 1);
+	ck_assert_uint_eq(strikes_of(&l), 1);
+}
+END_TEST
+
+START_TEST(adaptive_policy_trend_falls_with_bias_that_paid_and_saturates)
+{
+	adaptive_policy(4);
+	bravo_unpaid_trend = BRAVO_TREND_ON;
+	enable_bias(&l);
+	fast_reads(&l, 4); /* paid */
+	write_once(&l);
+	ck_assert_uint_eq(bravo_unpaid_trend, BRAVO_TREND_ON - 1);
+	ck_assert_uint_eq(strikes_of(&l), 0);
+	bravo_unpaid_trend = BRAVO_TREND_MAX;
+	unpaid_bias(&l);
+	ck_assert_uint_eq(bravo_unpaid_trend, BRAVO_TREND_MAX);
+	ck_assert_uint_eq(strikes_of(&l), BRAVO_TREND_STRIKES);
 }
 END_TEST
 
@@ -1818,6 +1855,9 @@ static Suite *bravo_suite(void)
 	tcase_add_test(tc, adaptive_policy_payback_fast_reads_clear_unpaid);
 	tcase_add_test(tc, inline_fast_path_samples_an_unpaid_bias);
 	tcase_add_test(tc, adaptive_policy_strikes_stop_at_the_maximum);
+	tcase_add_test(tc, adaptive_policy_gives_a_thread_trending_unpaid_at_least_its_trend_strikes);
+	tcase_add_test(tc, adaptive_policy_below_the_trend_threshold_adds_one_strike);
+	tcase_add_test(tc, adaptive_policy_trend_falls_with_bias_that_paid_and_saturates);
 	tcase_add_test(tc, adaptive_policy_halves_the_strikes_after_bias_that_paid);
 	tcase_add_test(tc, adaptive_policy_with_s_strikes_enables_bias_on_one_slow_read_in_4_to_the_s);
 	tcase_add_test(tc, read_nowait_counts_each_read_once_toward_the_4_to_the_s);
