@@ -183,10 +183,20 @@ bool held_push_slow(const void *lock, enum held_mode mode, uintptr_t data)
 	bool ok;
 
 	if (l->top == &held_unset[0]) {
-		/* First push: the inline array (a handler that came first set it up the same way). */
+		struct held *unset = (struct held *)&held_unset[0];
+
+		/*
+		 * First push: the inline array.  bottom first: until top
+		 * follows, the list only looks non-empty to held_none_inline
+		 * (the slower, correct path).  top by a CAS, one instruction: a
+		 * handler of this thread that set the list up after our test
+		 * may have returned holding entries, which a plain store of
+		 * &entry[0] would drop.
+		 */
 		l->bottom = &l->entry[0];
 		atomic_signal_fence(memory_order_seq_cst);
-		l->top = &l->entry[0];
+		__atomic_compare_exchange_n(&l->top, &unset, &l->entry[0], false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
 		atomic_signal_fence(memory_order_seq_cst);
 		return held_push_entry(lock, mode, data, false);
 	}

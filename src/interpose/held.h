@@ -123,9 +123,8 @@ struct held_spill {
  * pop, each with one load of top and no count or bounds; the list is
  * empty inline when top is bottom.  Until the thread's first push both
  * point to held_unset, a bottom with a wall above it in read-only memory;
- * that push points bottom, then top, to &entry[0] (a handler of the
- * thread that comes between sees no entry either way, and makes the same
- * stores if it pushes).
+ * that push points bottom, then top (by a CAS, so that a handler's own
+ * set-up and the entries it kept are not undone), to &entry[0].
  */
 struct held_list {
 	struct held *top;           /* the most recent inline entry, or bottom */
