@@ -24,7 +24,6 @@ const struct held held_unset[2] = { { .lock = HELD_BOTTOM }, { .lock = HELD_WALL
  */
 __thread struct held_list held_tls __attribute__((tls_model("initial-exec"))) = {
 	.top = (struct held *)&held_unset[0],
-	.bottom = (struct held *)&held_unset[0],
 	.self = -1,
 	.entry = { [0] = { .lock = HELD_BOTTOM }, [HELD_INLINE + 1] = { .lock = HELD_WALL } },
 };
@@ -186,15 +185,11 @@ bool held_push_slow(const void *lock, enum held_mode mode, uintptr_t data)
 		struct held *unset = (struct held *)&held_unset[0];
 
 		/*
-		 * First push: the inline array.  bottom first: until top
-		 * follows, the list only looks non-empty to held_none_inline
-		 * (the slower, correct path).  top by a CAS, one instruction: a
-		 * handler of this thread that set the list up after our test
-		 * may have returned holding entries, which a plain store of
-		 * &entry[0] would drop.
+		 * First push: the inline array, by a CAS of top, one
+		 * instruction: a handler of this thread that set the list up
+		 * after our test may have returned holding entries, which a
+		 * plain store of &entry[0] would drop.
 		 */
-		l->bottom = &l->entry[0];
-		atomic_signal_fence(memory_order_seq_cst);
 		__atomic_compare_exchange_n(&l->top, &unset, &l->entry[0], false, __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED);
 		atomic_signal_fence(memory_order_seq_cst);

@@ -33,7 +33,7 @@
  *  - inline: a new entry is reserved (HELD_RESERVED, which no lookup
  *    matches) and named last, a removal moves the most recent entry down
  *    before the top drops (compiler fences order that for the same
- *    thread); the array never moves, and it is set up by one store of the
+ *    thread); the array never moves, and it is set up by one CAS of the
  *    top;
  *  - spill: an entry is added by claiming a free slot with a CAS (a
  *    handler may be claiming too), filling it and naming it last, and
@@ -121,14 +121,13 @@ struct held_spill {
  * the bottom on an empty list, whose state is no hold's).  So the fast paths find the
  * most recent entry, test for room (the entry above top is the wall) and
  * pop, each with one load of top and no count or bounds; the list is
- * empty inline when top is bottom.  Until the thread's first push both
- * point to held_unset, a bottom with a wall above it in read-only memory;
- * that push points bottom, then top (by a CAS, so that a handler's own
- * set-up and the entries it kept are not undone), to &entry[0].
+ * empty inline when a bottom is on top.  Until the thread's first push
+ * top points to held_unset, a bottom with a wall above it in read-only
+ * memory; that push points it to &entry[0] by a CAS, so that a handler's
+ * own set-up and the entries it kept are not undone.
  */
 struct held_list {
-	struct held *top;           /* the most recent inline entry, or bottom */
-	struct held *bottom;        /* &entry[0] once set up */
+	struct held *top;           /* the most recent inline entry, or a bottom */
 	pid_t self;                 /* gettid(), or -1 (no lock names it) until asked */
 	pid_t forked_from[HELD_FORK_GENERATIONS]; /* self in the parent, grandparent...; 0: none */
 	struct held_spill *_Atomic spill; /* entries past the inline ones; NULL: none yet */
@@ -212,6 +211,12 @@ static inline bool held_spill_none(void)
 	return none;
 }
 
+/* The caller lists no hold inline (it may in the spill): a bottom is on top. */
+static inline bool held_none_inline(void)
+{
+	return held_tls.top->lock == HELD_BOTTOM;
+}
+
 /* The caller lists no hold at all, inline or in the spill. */
 static inline bool held_none(void)
 {
@@ -221,13 +226,7 @@ static inline bool held_none(void)
 	if (__builtin_expect(((uintptr_t)l->top->lock |
 			      (uintptr_t)atomic_load_explicit(&l->spill, memory_order_relaxed)) == 0, 1))
 		return true;
-	return l->top == l->bottom && held_spill_none();
-}
-
-/* The caller lists no hold inline (it may in the spill). */
-static inline bool held_none_inline(void)
-{
-	return held_tls.top == held_tls.bottom;
+	return held_none_inline() && held_spill_none();
 }
 
 /* Set the list up (the first push) or add to the spill; false if no memory. */

@@ -382,15 +382,6 @@ static void lock_calls_on_a_destroyed_lock_return_einval_and_take_nothing(void)
 
 /* ---- NULL ---- */
 
-/* NULL, hidden from the compiler (glibc declares the arguments nonnull). */
-static pthread_rwlock_t *hidden_null(void)
-{
-	pthread_rwlock_t *p = NULL;
-
-	__asm__("" : "+r"(p));
-	return p;
-}
-
 static void every_call_on_a_null_lock_returns_einval(void)
 {
 	pthread_rwlock_t *n = hidden_null();

@@ -117,6 +117,15 @@ static inline long torture_scale(void)
 
 /* ---- threads ---- */
 
+/* NULL, hidden from the compiler (glibc declares the lock arguments nonnull). */
+static inline pthread_rwlock_t *hidden_null(void)
+{
+	pthread_rwlock_t *p = NULL;
+
+	__asm__("" : "+r"(p));
+	return p;
+}
+
 /* Initialize l as a default lock, or as a writer-preferring one. */
 static inline void init_lock_of_kind(pthread_rwlock_t *l, bool prefer_writer)
 {
