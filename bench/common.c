@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 const char *bench_prog = "bench";
@@ -257,15 +258,37 @@ static void sleep_until(double deadline)
 		;
 }
 
+static double interval_cpu_s = -1;
+
+/* The process's CPU seconds so far, user and system; -1 on failure. */
+static double process_cpu_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return -1;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 double bench_run_interval(double duration)
 {
-	double t0;
+	double t0, t1, cpu0, cpu1;
 
 	pthread_barrier_wait(&start_barrier);
 	t0 = bench_now();
+	cpu0 = process_cpu_s();
 	sleep_until(t0 + duration);
 	atomic_store_explicit(&stop_flag.stop, true, memory_order_relaxed);
-	return bench_now() - t0;
+	t1 = bench_now();
+	cpu1 = process_cpu_s();
+	interval_cpu_s = cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0;
+	return t1 - t0;
+}
+
+double bench_interval_cpu_s(void)
+{
+	return interval_cpu_s;
 }
 
 uint64_t bench_join(struct bench_thread *t, unsigned n)

@@ -168,6 +168,15 @@ bool bench_stopped(void);
  * returns the measured seconds.  Then bench_join() the workers. */
 double bench_run_interval(double duration);
 
+/*
+ * CPU seconds (user and system, every thread of the process) spent in the
+ * last bench_run_interval, from the release to the stop flag; -1 if the
+ * kernel did not say.  Divided by the measured seconds: the CPUs the run
+ * kept busy, which a lock that parks its waiters can keep below the
+ * threads' count.
+ */
+double bench_interval_cpu_s(void);
+
 /* Join the n threads; returns the sum of their error counts. */
 uint64_t bench_join(struct bench_thread *t, unsigned n);
 

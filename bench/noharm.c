@@ -28,6 +28,12 @@
  *
  * RESULT prog=noharm threads=T duration_s=.. throughput=LOOPS/S
  *        loops=.. reads=.. writes=.. write_probability=P locks=L ncs=N
+ *        cpu_s=..
+ * cpu_s: the CPU seconds the process spent in the measured interval (-1:
+ * unknown); over duration_s, the CPUs it kept busy.  A lock whose waiters
+ * sleep can keep that below min(T, CPUs), and with more threads than CPUs
+ * a lock that runs its critical sections from fewer CPUs at a time moves
+ * its line less (results/README.md, "Waiting").
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -66,6 +72,7 @@ static const char usage[] =
 	"Prints one line on stdout:\n"
 	"  RESULT prog=noharm threads=T duration_s=.. throughput=LOOPS_PER_S\n"
 	"         loops=.. reads=.. writes=.. write_probability=P locks=L ncs=N\n"
+	"         cpu_s=CPU_SECONDS (user and system, in the measured interval)\n"
 	"Exit status: 0 ok, 1 lock error or correctness failure, 2 usage.\n";
 
 /* A lock and the pair it guards, alone on their sector. */
@@ -241,8 +248,8 @@ int main(int argc, char **argv)
 	       cs_steps, reads, writes, elapsed);
 	bench_result(o.threads, elapsed, (double)(reads + writes) / elapsed,
 		     " loops=%" PRIu64 " reads=%" PRIu64 " writes=%" PRIu64
-		     " write_probability=%g locks=%u ncs=%u",
-		     reads + writes, reads, writes, p, nlocks, ncs_bound);
+		     " write_probability=%g locks=%u ncs=%u cpu_s=%.4f",
+		     reads + writes, reads, writes, p, nlocks, ncs_bound, bench_interval_cpu_s());
 	free(t);
 	free(pool);
 	return 0;
