@@ -507,6 +507,17 @@ def result_line(text):
     return fields, None
 
 
+def cpus_busy(fields):
+    """The CPUs a run kept busy: cpu_s / duration_s of its RESULT fields
+    (bench/noharm), or None where they do not say (an older program, or
+    cpu_s=-1: the kernel did not say)."""
+    try:
+        cpu, secs = float(fields['cpu_s']), float(fields['duration_s'])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return cpu / secs if cpu >= 0 and secs > 0 else None
+
+
 NUMBER = re.compile(r'[-+]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?')
 
 
