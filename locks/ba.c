@@ -183,14 +183,16 @@ int ba_write_begin(struct ba_lock *l, uint32_t *ticket, const struct deadline *d
 		uint32_t n;
 
 		/*
-		 * Hold back (ba.h): readers inside that cannot all be running,
-		 * or of which none left within a spin (so the one we would wait
-		 * for is not running): let them run first (wait.h).  Watches
-		 * are bounded too, each one spin.
+		 * Hold back (ba.h): readers inside that cannot all be running
+		 * (more than CPUs, or more runnable threads than CPUs in the
+		 * process), or of which none left within a spin (so the one we
+		 * would wait for is not running): let them run first (wait.h).
+		 * Watches are bounded too, each one spin.
 		 */
 		if (!(v & BA_PRES) && readers && watches <= WAIT_DEFER_YIELDS &&
 		    (n = readers->inside(arg)) != 0 &&
-		    (!wait_spin_pays(n) || (watches++, !wait_spin_progress(readers, arg))) &&
+		    (!wait_spin_pays(n) || wait_oversubscribed() ||
+		     (watches++, !wait_spin_progress(readers, arg))) &&
 		    wait_defer(&yields)) {
 			v = atomic_load_explicit(&l->rin, memory_order_relaxed);
 			continue;

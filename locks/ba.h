@@ -62,8 +62,9 @@
  *
  * Holding back (more threads than CPUs): a writer that finds no writer
  * present but readers inside that are not all running (more of them than
- * CPUs, or fewer of which none leaves within one spin of BRAVO_SPIN
- * pauses) does not announce at once: it yields its CPU, up to
+ * CPUs; or the process's threads outnumber its CPUs, read from how often
+ * the kernel preempts them, wait_oversubscribed; or fewer of which none
+ * leaves within one spin of BRAVO_SPIN pauses) does not announce at once: it yields its CPU, up to
  * WAIT_DEFER_YIELDS (4) times, while readers go on entering, and then
  * announces anyway (or at once when none is inside).  Each look spins at
  * most once, at most 5 looks.  Announcing would

@@ -26,9 +26,10 @@
  * the scheduler runs them, and the spin only burns the slice they need:
  * park at once.  And a BA or Cohort-RW writer that finds readers inside
  * that are not all running (more than CPUs, or none leaving within one
- * spin: wait_spin_progress) yields to them a few times before it shuts new
- * readers out (wait_defer, ba.h "Holding back").  BRAVO_SPIN bounds each
- * spin.
+ * spin: wait_spin_progress; for BA also whenever the process's threads
+ * outnumber its CPUs: wait_oversubscribed) yields to them a few times
+ * before it shuts new readers out (wait_defer, ba.h "Holding back").
+ * BRAVO_SPIN bounds each spin.
  */
 #ifndef LIBBRAVO_WAIT_H
 #define LIBBRAVO_WAIT_H
@@ -249,6 +250,27 @@ static inline bool wait_spin_progress(const struct wait_readers *r, const void *
 	}
 	return r->inside(lock) == 0 || r->departed(lock) != d;
 }
+
+/*
+ * Whether this process has more runnable threads than CPUs, judged from
+ * how often the kernel preempts them: at least WAIT_PREEMPTS_PER_CPU
+ * involuntary context switches a second per CPU (wait_cpus), over the
+ * interval since the last look.  A CPU with one runnable thread preempts
+ * it only for other work (about 25 a second here, two threads on two
+ * CPUs); one shared by two or more switches at every time slice (hundreds
+ * a second).  So while it holds, a holding-back writer (ba.h) cannot
+ * tell from one spin whether the readers inside are running -- any of
+ * them may be waiting for a CPU -- and yields to them without watching.
+ * getrusage(RUSAGE_SELF), by one thread at most every
+ * WAIT_OVERSUB_SAMPLE_NS; the others read the last verdict.  A failed
+ * call, a first look and a forked child's first look say no.
+ */
+#define WAIT_PREEMPTS_PER_CPU 100u
+#define WAIT_OVERSUB_SAMPLE_NS 10000000u
+bool wait_oversubscribed(void);
+
+/* The rule: preempts involuntary switches in ns nanoseconds, on cpus CPUs. */
+bool wait_preempt_rate_oversubscribed(uint64_t preempts, uint64_t ns, unsigned cpus);
 
 static inline bool wait_defer(unsigned *yields)
 {

@@ -237,6 +237,84 @@ START_TEST(defer_is_bounded)
 }
 END_TEST
 
+START_TEST(preempt_rate_is_oversubscribed_from_100_a_second_per_cpu)
+{
+	const uint64_t second = 1000000000u;
+
+	ck_assert(wait_preempt_rate_oversubscribed(WAIT_PREEMPTS_PER_CPU, second, 1));
+	ck_assert(!wait_preempt_rate_oversubscribed(WAIT_PREEMPTS_PER_CPU - 1, second, 1));
+	ck_assert(wait_preempt_rate_oversubscribed(2 * WAIT_PREEMPTS_PER_CPU, second, 2));
+	ck_assert(!wait_preempt_rate_oversubscribed(2 * WAIT_PREEMPTS_PER_CPU - 1, second, 2));
+	/* the same rate over 10 ms; none at all; an empty interval */
+	ck_assert(wait_preempt_rate_oversubscribed(WAIT_PREEMPTS_PER_CPU / 100, second / 100, 1));
+	ck_assert(!wait_preempt_rate_oversubscribed(0, second, 1));
+	ck_assert(!wait_preempt_rate_oversubscribed(5, 0, 1));
+	/* a window of days on 8192 CPUs: no overflow into a false yes */
+	ck_assert(!wait_preempt_rate_oversubscribed(1000, 86400 * second, 8192));
+}
+END_TEST
+
+START_TEST(a_first_look_is_not_oversubscribed)
+{
+	/* a fresh process (check forks each test): no interval yet to judge */
+	ck_assert(!wait_oversubscribed());
+}
+END_TEST
+
+static _Atomic bool busy_stop;
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *busy_loop(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&busy_stop, memory_order_relaxed))
+		cpu_relax();
+	return NULL;
+}
+
+START_TEST(oversubscribed_once_threads_share_one_cpu)
+{
+	cpu_set_t all, one;
+	pthread_t t[3];
+	bool over = false;
+
+	/* Four runnable threads on the first CPU of the mask: the kernel must time-slice them. */
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	ck_assert_uint_eq(wait_cpus_init(), 1);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, busy_loop, NULL), 0);
+	/*
+	 * Bounded: looks a millisecond apart for at most 3 s.  The looker
+	 * spins between looks, a fourth runnable thread: sleeping would hand
+	 * its CPU to the others.
+	 */
+	for (int i = 0; i < 3000 && !(over = wait_oversubscribed()); i++) {
+		uint64_t until = monotonic_ns() + 1000000u;
+
+		while (monotonic_ns() < until)
+			cpu_relax();
+	}
+	atomic_store_explicit(&busy_stop, true, memory_order_relaxed);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	ck_assert_msg(over, "four runnable threads on one CPU never read as oversubscribed");
+}
+END_TEST
+
 /* A fake lock: [0] readers inside, [1] departures; each look at [1] bumps [2]. */
 static uint32_t fake_inside(const void *arg)
 {
@@ -292,6 +370,9 @@ static Suite *wait_suite(void)
 	tcase_add_test(tc, spin_pays_only_with_fewer_threads_than_cpus);
 	tcase_add_test(tc, defer_is_bounded);
 	tcase_add_test(tc, spin_progress_sees_none_inside_or_a_departure);
+	tcase_add_test(tc, preempt_rate_is_oversubscribed_from_100_a_second_per_cpu);
+	tcase_add_test(tc, a_first_look_is_not_oversubscribed);
+	tcase_add_test(tc, oversubscribed_once_threads_share_one_cpu);
 	return s;
 }
 
