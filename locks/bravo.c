@@ -543,7 +543,8 @@ static bool vr_holds(struct vr_table *t, const void *token, unsigned long tolera
 
 /*
  * One step of waiting for readers that cannot wake us (a fast reader's
- * unlock is a plain store): spin (while it can pay), then yield a few
+ * unlock is a plain store): spin (while it can pay: fewer readers inside
+ * than CPUs, and the process not oversubscribed), then yield a few
  * times, then sleep with a doubling interval up to 1 ms, so a writer
  * behind a long-held read lock costs about a thousand short wake-ups a
  * second, not a CPU.
@@ -557,6 +558,14 @@ static int backoff_wait(struct backoff *bo, const struct deadline *dl)
 {
 	unsigned step = bo->step++;
 
+	/*
+	 * The first wait: no spin either while the process's threads
+	 * outnumber its CPUs (wait.h, wait_oversubscribed): a reader inside
+	 * may be waiting for a CPU.  Asked here, not before the scan, so a
+	 * revocation that finds the table clear costs no clock read.
+	 */
+	if (step == 0 && bo->spin && wait_oversubscribed())
+		bo->spin = 0;
 	if (step < bo->spin) {
 		cpu_relax();
 		return 0;
