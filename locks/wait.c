@@ -168,57 +168,44 @@ bool wait_preempt_rate_oversubscribed(uint64_t preempts, uint64_t ns, unsigned c
 }
 
 /*
- * The last look (wait_oversubscribed): when the next is due, the time and
- * the process's involuntary switches then, and its verdict.  Racy by
- * design: two lookers (one preempted for a whole sample period inside its
- * look) can store a mixed pair, and then one verdict is wrong until the
- * next look; relaxed, since the verdict only chooses between yielding and
- * watching, both of them safe.
+ * The last look (wait_oversubscribed): its time (0: none yet), which the
+ * next looker claims by a CAS, the process's involuntary switches then,
+ * and its verdict.  Racy by design: a looker preempted for a whole
+ * sample period inside its look can leave the next one a time and a
+ * count of different looks, and then one verdict is wrong until the
+ * look after; relaxed, since the verdict only chooses between yielding
+ * and watching, both of them safe.
  */
-static _Atomic uint64_t oversub_next_ns, oversub_last_ns, oversub_last_preempts;
+static _Atomic uint64_t oversub_last_ns, oversub_last_preempts;
 static _Atomic bool oversub_verdict;
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 bool wait_oversubscribed(void)
 {
-	uint64_t now, next = atomic_load_explicit(&oversub_next_ns, memory_order_relaxed);
+	uint64_t now = lock_event_clock_ns();
+	uint64_t last = atomic_load_explicit(&oversub_last_ns, memory_order_relaxed);
 	int saved_errno = errno;
 	struct rusage ru;
+	bool over = false;
 
-	now = monotonic_ns();
-	if (now < next || !atomic_compare_exchange_strong_explicit(&oversub_next_ns, &next,
-								    now + WAIT_OVERSUB_SAMPLE_NS,
-								    memory_order_relaxed,
-								    memory_order_relaxed)) {
+	if ((last != 0 && now - last < WAIT_OVERSUB_SAMPLE_NS) ||
+	    !atomic_compare_exchange_strong_explicit(&oversub_last_ns, &last, now,
+						     memory_order_relaxed, memory_order_relaxed)) {
 		errno = saved_errno;
 		return atomic_load_explicit(&oversub_verdict, memory_order_relaxed);
 	}
 	/* The system call itself: nothing of glibc's between a handler and the kernel. */
 	if (syscall(SYS_getrusage, RUSAGE_SELF, &ru) == 0) {
-		uint64_t last = atomic_load_explicit(&oversub_last_ns, memory_order_relaxed);
 		uint64_t before = atomic_load_explicit(&oversub_last_preempts, memory_order_relaxed);
 		uint64_t preempts = (uint64_t)ru.ru_nivcsw;
 
 		/* A first look, or a forked child's (its count starts again): no verdict yet. */
-		atomic_store_explicit(&oversub_verdict,
-				      last != 0 && now > last && preempts >= before &&
-				      wait_preempt_rate_oversubscribed(preempts - before, now - last,
-								       wait_cpus()),
-				      memory_order_relaxed);
-		atomic_store_explicit(&oversub_last_ns, now, memory_order_relaxed);
+		over = last != 0 && preempts >= before &&
+		       wait_preempt_rate_oversubscribed(preempts - before, now - last, wait_cpus());
 		atomic_store_explicit(&oversub_last_preempts, preempts, memory_order_relaxed);
-	} else {
-		atomic_store_explicit(&oversub_verdict, false, memory_order_relaxed);
 	}
+	atomic_store_explicit(&oversub_verdict, over, memory_order_relaxed);
 	errno = saved_errno;
-	return atomic_load_explicit(&oversub_verdict, memory_order_relaxed);
+	return over;
 }
 
 __attribute__((constructor)) static void wait_cpus_at_load(void)

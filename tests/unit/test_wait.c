@@ -21,6 +21,7 @@
 
 #include "../../locks/wait.h"
 #include "../lib/check_run.h"
+#include "../lib/test_util.h"
 #include "timespec_util.h"
 
 
@@ -263,14 +264,6 @@ END_TEST
 
 static _Atomic bool busy_stop;
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void *busy_loop(void *arg)
 {
 	(void)arg;
@@ -303,9 +296,9 @@ START_TEST(oversubscribed_once_threads_share_one_cpu)
 	 * its CPU to the others.
 	 */
 	for (int i = 0; i < 3000 && !(over = wait_oversubscribed()); i++) {
-		uint64_t until = monotonic_ns() + 1000000u;
+		struct timespec start = ts_now(CLOCK_MONOTONIC);
 
-		while (monotonic_ns() < until)
+		while (ts_diff_ns(ts_now(CLOCK_MONOTONIC), start) < 1000000)
 			cpu_relax();
 	}
 	atomic_store_explicit(&busy_stop, true, memory_order_relaxed);
