@@ -9,7 +9,8 @@
 # locks, forks from every state, cancellation at every wait, signal
 # handlers that take locks (first uses while malloc is interrupted, reads
 # of a lock their thread is queued to write, storms), exits from handlers,
-# thread-specific data destructors, memory exhaustion.  fault-check runs
+# thread-specific data destructors, memory exhaustion, system calls a
+# sandbox refuses.  fault-check runs
 # them under every variant and glibc (torture-check --suite fault);
 # alloc-fault-check makes each of libbravo's allocations fail in turn
 # (failalloc.so in front of it) on every path that allocates.
@@ -24,7 +25,8 @@ fault_programs = \
 	tests/fault/handler_locks \
 	tests/fault/exit_paths \
 	tests/fault/memory_exhaustion \
-	tests/fault/alloc_paths
+	tests/fault/alloc_paths \
+	tests/fault/syscall_refusals
 check_PROGRAMS += $(fault_programs)
 
 fault_headers = tests/fault/fault.h tests/stress/torture.h tests/lib/test_util.h
@@ -38,6 +40,7 @@ tests_fault_handler_locks_SOURCES = tests/fault/handler_locks.c $(fault_headers)
 tests_fault_exit_paths_SOURCES = tests/fault/exit_paths.c $(fault_headers)
 tests_fault_memory_exhaustion_SOURCES = tests/fault/memory_exhaustion.c $(fault_headers)
 tests_fault_alloc_paths_SOURCES = tests/fault/alloc_paths.c $(fault_headers)
+tests_fault_syscall_refusals_SOURCES = tests/fault/syscall_refusals.c $(fault_headers)
 
 # The allocation-failure shim, preloaded in front of libbravo by
 # alloc-fault-check (a module: never installed).
