@@ -842,6 +842,26 @@ BRAVO_INLINE enum bravo_write_fast bravo_write_fast(struct bravo *b, void *u,
 }
 
 /*
+ * bravo_write_fast with the underlying lock's blocking write lock in place
+ * of its try-lock, for a caller that holds no read of u through the table
+ * and whose wait for u needs nothing of BRAVO's: no announcement (a lock
+ * that does not prefer writers) and no deadline.  What the write lock
+ * refuses (EDEADLK) is the full path's to answer: BRAVO_WRITE_MISS.
+ */
+BRAVO_INLINE enum bravo_write_fast bravo_write_fast_wait(struct bravo *b, void *u,
+							  const struct rw_ops *ops)
+{
+	const uint64_t revoke = BRAVO_RBIAS | BRAVO_DRAINING;
+
+	if (ops->write_lock(u, NULL) != 0)
+		return BRAVO_WRITE_MISS;
+	/* Relaxed: as bravo_write_fast's. */
+	if (!(atomic_load_explicit(&b->word, memory_order_relaxed) & revoke))
+		return BRAVO_WRITE_HELD;
+	return BRAVO_WRITE_REVOKE;
+}
+
+/*
  * After BRAVO_WRITE_REVOKE: revoke without waiting (one RMW for a bias no
  * reader used, a column scan for one whose fast readers left).  true:
  * write-held.  false: fast readers are inside (perhaps the caller itself),

@@ -217,6 +217,12 @@ static inline bool held_none_inline(void)
 	return held_tls.top->lock == HELD_BOTTOM;
 }
 
+/* The calling thread has forked: locks may name its ids before the fork (held_forked_from). */
+static inline bool held_forked(void)
+{
+	return held_tls.forked_from[0] != 0;
+}
+
 /* The caller lists no hold at all, inline or in the spill. */
 static inline bool held_none(void)
 {

@@ -666,15 +666,63 @@ static __attribute__((noinline)) int wrlock_revoke(pthread_rwlock_t *rw, bool tr
 	return wrlock_slow(rw, try, caller);
 }
 
+#ifdef VARIANT_WRITE_FAST_WAIT
+/*
+ * Writes of this thread left to make through the blocking fast path:
+ * set by a write whose try-lock failed, so that a thread that contends
+ * for writes waits in the lock underneath at once (variant.h,
+ * variant_write_fast_wait), and one that does not keeps the try-lock's
+ * shorter path.  A thread-local count, no shared write; a hint only (a
+ * handler's write between this thread's load and store changes how many
+ * writes wait, nothing else).
+ */
+#define WRLOCK_WAITS_AFTER_MISS 16
+static __thread unsigned wrlock_waits_left __attribute__((tls_model("initial-exec")));
+
+/*
+ * wrlock's fast path, the blocking form: the caller lists no hold, so none
+ * of rw through the table, and has never forked, so the lock names it as
+ * its writer only by its own id, which glibc's wrlock refuses (EDEADLK:
+ * the full path then answers it); with a hold of glibc's lock unlisted,
+ * glibc's wrlock waits as glibc's does.  Otherwise the try-lock path.
+ * Thread-local tests only: a look at the contended lock's line before the
+ * wait would fetch it once more.
+ */
+static __attribute__((noinline)) int wrlock_waiting(pthread_rwlock_t *rw, const void *caller)
+{
+	enum write_fast fast = WRITE_FAST_MISS;
+
+	wrlock_waits_left--;
+	if (try_paths_open(rw, VARIANT_WRITE_FAST_PSHARED))
+		fast = held_none() && !held_forked() ? variant_write_fast_wait(rw)
+						     : variant_write_fast(rw);
+	switch (fast) {
+	case WRITE_FAST_HELD:
+		return 0;
+	case WRITE_FAST_REVOKE:
+		return wrlock_revoke(rw, false, caller);
+	default:
+		return wrlock_slow(rw, false, caller);
+	}
+}
+#endif
+
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
 	forget_nonnull(rw);
+#ifdef VARIANT_WRITE_FAST_WAIT
+	if (__builtin_expect(wrlock_waits_left != 0, 0) && rw != NULL)
+		return wrlock_waiting(rw, CALLER);
+#endif
 	switch (wrlock_fast(rw)) {
 	case WRITE_FAST_HELD:
 		return 0;
 	case WRITE_FAST_REVOKE:
 		return wrlock_revoke(rw, false, CALLER);
 	default:
+#ifdef VARIANT_WRITE_FAST_WAIT
+		wrlock_waits_left = WRLOCK_WAITS_AFTER_MISS;
+#endif
 		return wrlock_slow(rw, false, CALLER);
 	}
 }

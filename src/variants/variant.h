@@ -162,6 +162,21 @@
  *                                         (BRAVO-pthread: their BRAVO word
  *                                         stays 0, no reader enables bias)
  *
+ *   variant_write_fast_wait(rw)           as variant_write_fast, for a
+ *                                         blocking write lock by a thread
+ *                                         that lists no hold and that the
+ *                                         lock does not name as its writer:
+ *                                         the lock underneath's blocking
+ *                                         write lock instead of its
+ *                                         try-lock, where that waits
+ *                                         exactly as the full path would
+ *                                         (VARIANT_WRITE_FAST_WAIT;
+ *                                         BRAVO-pthread on glibc's default
+ *                                         kind: glibc's wrlock; a bias
+ *                                         found then is revoked as after
+ *                                         the try-lock).  Default: the
+ *                                         try-lock path
+ *
  * A variant whose plain holds (data 0) are the holds of a lock that can
  * answer for them itself -- glibc's rwlock, which counts its readers and
  * lets any thread release one (BRAVO-pthread) -- defines
@@ -334,6 +349,13 @@ static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 
 #ifndef VARIANT_READ_NOWAIT_PSHARED
 #define VARIANT_READ_NOWAIT_PSHARED 0
+#endif
+
+#ifndef VARIANT_WRITE_FAST_WAIT
+static inline enum write_fast variant_write_fast_wait(pthread_rwlock_t *rw)
+{
+	return variant_write_fast(rw);
+}
 #endif
 
 #ifndef VARIANT_WRITE_FAST_REVOKE

@@ -535,6 +535,49 @@ static void wrong_unlocks_during_heavy_use_return_eperm_and_corrupt_nothing(void
  * without destroy, as programs reuse memory (std::shared_mutex never
  * calls destroy): a fresh unlocked lock.  Also after destroy.
  */
+/* Write-holds l for 20 ms once the flag says the main thread is about to wait. */
+struct brief_writer {
+	pthread_rwlock_t *l;
+	atomic_int holding;
+};
+
+static void *hold_write_briefly(void *arg)
+{
+	struct brief_writer *w = arg;
+
+	CHECK_RC(pthread_rwlock_wrlock(w->l), 0);
+	atomic_store(&w->holding, 1);
+	sleep_ms(20);
+	CHECK_RC(pthread_rwlock_unlock(w->l), 0);
+	return NULL;
+}
+
+/*
+ * A thread whose writes waited (libbravo's bravo-pthread then takes its
+ * next writes by glibc's blocking wrlock, not a try-lock first) and that
+ * holds the lock for writing: a write lock of it again is EDEADLK, and so
+ * is a read lock, as glibc's.
+ */
+static void write_relock_by_its_writer_after_contended_writes_returns_edeadlk(void)
+{
+	pthread_rwlock_t l;
+
+	init_lock_of_kind(&l, false);
+	for (int i = 0; i < 4; i++) {
+		struct brief_writer w = { .l = &l };
+		pthread_t th = spawn(hold_write_briefly, &w);
+
+		CHECK(wait_for(&w.holding, 1, 10000), "the other writer never took the lock");
+		CHECK_RC(pthread_rwlock_wrlock(&l), 0); /* waits for it */
+		CHECK_RC(pthread_rwlock_wrlock(&l), EDEADLK);
+		CHECK_RC(pthread_rwlock_rdlock(&l), EDEADLK);
+		CHECK_RC(pthread_rwlock_unlock(&l), 0);
+		join(th);
+	}
+	check_lock_still_works(&l, 4, 200);
+	CHECK_RC(pthread_rwlock_destroy(&l), 0);
+}
+
 static void used_lock_zeroed_without_destroy_is_a_fresh_unlocked_lock(void)
 {
 	pthread_rwlock_t *l = calloc(1, sizeof(*l));
@@ -700,6 +743,7 @@ int main(int argc, char **argv)
 		LIBBRAVO_CHECK(every_call_on_a_null_lock_returns_einval),
 		LIBBRAVO_DEFAULT_CHECK(wrong_unlocks_of_a_write_locked_lock_during_heavy_use_return_0_and_release_nothing),
 		STRICT_CHECK(wrong_unlocks_during_heavy_use_return_eperm_and_corrupt_nothing),
+		TORTURE_CHECK(write_relock_by_its_writer_after_contended_writes_returns_edeadlk),
 		TORTURE_CHECK(used_lock_zeroed_without_destroy_is_a_fresh_unlocked_lock),
 		TORTURE_CHECK(timed_locks_with_invalid_nsec_return_einval_on_a_free_lock),
 		TORTURE_CHECK(timed_locks_with_invalid_nsec_return_einval_on_a_busy_lock_whatever_tv_sec),

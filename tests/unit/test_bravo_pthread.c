@@ -208,6 +208,40 @@ START_TEST(read_trylock_takes_the_fast_path_when_biased)
 }
 END_TEST
 
+/* ---------------------------------------------- blocking write fast path */
+
+/*
+ * bravo_write_fast_wait: glibc's blocking wrlock and then the word.  A
+ * free lock without bias: held, nothing to revoke; with bias on: held,
+ * the bias left for the caller to revoke.
+ */
+START_TEST(blocking_write_fast_path_holds_a_free_lock_and_reports_bias_to_revoke)
+{
+	bpt_init(&l, false);
+	ck_assert_int_eq(bravo_write_fast_wait(&l.b, &l.u, &pt_ops), BRAVO_WRITE_HELD);
+	ck_assert(!glibc_lock_free(&l));
+	wr_unlock(&l);
+	enable_bias(&l);
+	ck_assert_int_eq(bravo_write_fast_wait(&l.b, &l.u, &pt_ops), BRAVO_WRITE_REVOKE);
+	ck_assert(!glibc_lock_free(&l));
+	ck_assert(bravo_write_fast_revoke(&l.b, &l.u, &pt_ops)); /* no fast reader: revoked */
+	ck_assert(!biased(&l));
+	wr_unlock(&l);
+	ck_assert(glibc_lock_free(&l));
+}
+END_TEST
+
+/* What glibc's wrlock refuses (its own writer again: EDEADLK) is a miss, holding nothing more. */
+START_TEST(blocking_write_fast_path_misses_when_glibc_refuses)
+{
+	bpt_init(&l, false);
+	ck_assert_int_eq(pthread_rwlock_wrlock(&l.u), 0);
+	ck_assert_int_eq(bravo_write_fast_wait(&l.b, &l.u, &pt_ops), BRAVO_WRITE_MISS);
+	ck_assert_int_eq(pthread_rwlock_unlock(&l.u), 0);
+	ck_assert(glibc_lock_free(&l));
+}
+END_TEST
+
 /* ------------------------------------------------------------ revocation */
 
 /* Writer-preferring kind: the writer keeps glibc's lock while it waits. */
@@ -384,6 +418,8 @@ static Suite *bravo_pthread_suite(void)
 	tcase_add_test(tc, first_slow_read_holds_the_glibc_lock_and_enables_bias);
 	tcase_add_test(tc, fast_read_leaves_the_glibc_lock_untouched);
 	tcase_add_test(tc, read_trylock_takes_the_fast_path_when_biased);
+	tcase_add_test(tc, blocking_write_fast_path_holds_a_free_lock_and_reports_bias_to_revoke);
+	tcase_add_test(tc, blocking_write_fast_path_misses_when_glibc_refuses);
 
 	tc = timed_tcase(s, "revocation", TCASE_TIMEOUT);
 	tcase_add_test(tc, writer_revocation_waits_for_a_fast_reader);
