@@ -666,6 +666,21 @@ static __attribute__((noinline)) int wrlock_revoke(pthread_rwlock_t *rw, bool tr
 	return wrlock_slow(rw, try, caller);
 }
 
+/* The write exports after their fast path: held, a revocation, or the full path (tail calls). */
+static inline __attribute__((always_inline)) int wrlock_after(pthread_rwlock_t *rw,
+							      enum write_fast fast, bool try,
+							      const void *caller)
+{
+	switch (fast) {
+	case WRITE_FAST_HELD:
+		return 0;
+	case WRITE_FAST_REVOKE:
+		return wrlock_revoke(rw, try, caller);
+	default:
+		return wrlock_slow(rw, try, caller);
+	}
+}
+
 #ifdef VARIANT_WRITE_FAST_WAIT
 /*
  * Writes of this thread left to make through the blocking fast path:
@@ -696,48 +711,31 @@ static __attribute__((noinline)) int wrlock_waiting(pthread_rwlock_t *rw, const 
 	if (try_paths_open(rw, VARIANT_WRITE_FAST_PSHARED))
 		fast = held_none() && !held_forked() ? variant_write_fast_wait(rw)
 						     : variant_write_fast(rw);
-	switch (fast) {
-	case WRITE_FAST_HELD:
-		return 0;
-	case WRITE_FAST_REVOKE:
-		return wrlock_revoke(rw, false, caller);
-	default:
-		return wrlock_slow(rw, false, caller);
-	}
+	return wrlock_after(rw, fast, false, caller);
 }
 #endif
 
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
+	enum write_fast fast;
+
 	forget_nonnull(rw);
 #ifdef VARIANT_WRITE_FAST_WAIT
 	if (__builtin_expect(wrlock_waits_left != 0, 0) && rw != NULL)
 		return wrlock_waiting(rw, CALLER);
 #endif
-	switch (wrlock_fast(rw)) {
-	case WRITE_FAST_HELD:
-		return 0;
-	case WRITE_FAST_REVOKE:
-		return wrlock_revoke(rw, false, CALLER);
-	default:
+	fast = wrlock_fast(rw);
 #ifdef VARIANT_WRITE_FAST_WAIT
+	if (fast == WRITE_FAST_MISS)
 		wrlock_waits_left = WRLOCK_WAITS_AFTER_MISS;
 #endif
-		return wrlock_slow(rw, false, CALLER);
-	}
+	return wrlock_after(rw, fast, false, CALLER);
 }
 
 EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
 	forget_nonnull(rw);
-	switch (wrlock_fast(rw)) {
-	case WRITE_FAST_HELD:
-		return 0;
-	case WRITE_FAST_REVOKE:
-		return wrlock_revoke(rw, true, CALLER);
-	default:
-		return wrlock_slow(rw, true, CALLER);
-	}
+	return wrlock_after(rw, wrlock_fast(rw), true, CALLER);
 }
 
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime)

@@ -556,14 +556,15 @@ static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 
 #ifdef LIBBRAVO_UNDER_PTHREAD
 /*
- * A blocking write lock (variant.h): glibc's own wrlock, not its
- * try-lock and then the full path.  glibc's writers sleep at once and hand
- * the lock over to a sleeping writer at unlock; a try-lock before the
- * wait takes that hand-over from the sleeper and the full path runs
- * inside the next hold: two writers on 2 CPUs ran at 0.87-0.90x glibc's
- * throughput that way, 0.94x this way.  On the default kind only: a writer-preferring lock's writer
- * announces itself before it waits (bravo_write_lock), to shut the fast
- * path while it waits, as glibc shuts its own.
+ * A blocking write lock (variant.h): glibc's own wrlock, not its try-lock
+ * and then the full path.  glibc's writers sleep at once and hand the
+ * lock over to a sleeping writer at unlock; a try-lock before the wait
+ * takes that hand-over from the sleeper, and the full path runs inside
+ * the next hold: two writers on 2 CPUs ran at 0.87-0.90x glibc's
+ * throughput that way, 0.94x this way.  On the default kind only: a
+ * writer-preferring lock's writer announces itself before it waits
+ * (bravo_write_lock), to shut the fast path while it waits, as glibc
+ * shuts its own.
  */
 #define VARIANT_WRITE_FAST_WAIT 1
 

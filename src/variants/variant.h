@@ -164,18 +164,17 @@
  *
  *   variant_write_fast_wait(rw)           as variant_write_fast, for a
  *                                         blocking write lock by a thread
- *                                         that lists no hold and that the
- *                                         lock does not name as its writer:
- *                                         the lock underneath's blocking
- *                                         write lock instead of its
- *                                         try-lock, where that waits
+ *                                         that lists no hold and has never
+ *                                         forked: the lock underneath's
+ *                                         blocking write lock instead of
+ *                                         its try-lock, where that waits
  *                                         exactly as the full path would
- *                                         (VARIANT_WRITE_FAST_WAIT;
- *                                         BRAVO-pthread on glibc's default
- *                                         kind: glibc's wrlock; a bias
- *                                         found then is revoked as after
- *                                         the try-lock).  Default: the
- *                                         try-lock path
+ *                                         (VARIANT_WRITE_FAST_WAIT, which
+ *                                         only a variant that provides it
+ *                                         defines; BRAVO-pthread on glibc's
+ *                                         default kind: glibc's wrlock; a
+ *                                         bias found then is revoked as
+ *                                         after the try-lock)
  *
  * A variant whose plain holds (data 0) are the holds of a lock that can
  * answer for them itself -- glibc's rwlock, which counts its readers and
@@ -349,13 +348,6 @@ static inline enum write_fast variant_write_fast(pthread_rwlock_t *rw)
 
 #ifndef VARIANT_READ_NOWAIT_PSHARED
 #define VARIANT_READ_NOWAIT_PSHARED 0
-#endif
-
-#ifndef VARIANT_WRITE_FAST_WAIT
-static inline enum write_fast variant_write_fast_wait(pthread_rwlock_t *rw)
-{
-	return variant_write_fast(rw);
-}
 #endif
 
 #ifndef VARIANT_WRITE_FAST_REVOKE

@@ -85,9 +85,15 @@ static void holder_start(struct holder *h, pthread_rwlock_t *l, bool write)
 	CHECK(wait_for(&h->state, 1, 10000), "the holder did not get the lock");
 }
 
-static void holder_stop(struct holder *h)
+/* Tell the holder to let go (within a millisecond); holder_stop also waits for it. */
+static void holder_release(struct holder *h)
 {
 	atomic_store(&h->state, 2);
+}
+
+static void holder_stop(struct holder *h)
+{
+	holder_release(h);
 	join(h->th);
 }
 
@@ -535,23 +541,6 @@ static void wrong_unlocks_during_heavy_use_return_eperm_and_corrupt_nothing(void
  * without destroy, as programs reuse memory (std::shared_mutex never
  * calls destroy): a fresh unlocked lock.  Also after destroy.
  */
-/* Write-holds l for 20 ms once the flag says the main thread is about to wait. */
-struct brief_writer {
-	pthread_rwlock_t *l;
-	atomic_int holding;
-};
-
-static void *hold_write_briefly(void *arg)
-{
-	struct brief_writer *w = arg;
-
-	CHECK_RC(pthread_rwlock_wrlock(w->l), 0);
-	atomic_store(&w->holding, 1);
-	sleep_ms(20);
-	CHECK_RC(pthread_rwlock_unlock(w->l), 0);
-	return NULL;
-}
-
 /*
  * A thread whose writes waited (libbravo's bravo-pthread then takes its
  * next writes by glibc's blocking wrlock, not a try-lock first) and that
@@ -564,15 +553,15 @@ static void write_relock_by_its_writer_after_contended_writes_returns_edeadlk(vo
 
 	init_lock_of_kind(&l, false);
 	for (int i = 0; i < 4; i++) {
-		struct brief_writer w = { .l = &l };
-		pthread_t th = spawn(hold_write_briefly, &w);
+		struct holder h;
 
-		CHECK(wait_for(&w.holding, 1, 10000), "the other writer never took the lock");
+		holder_start(&h, &l, true);
+		holder_release(&h);
 		CHECK_RC(pthread_rwlock_wrlock(&l), 0); /* waits for it */
 		CHECK_RC(pthread_rwlock_wrlock(&l), EDEADLK);
 		CHECK_RC(pthread_rwlock_rdlock(&l), EDEADLK);
 		CHECK_RC(pthread_rwlock_unlock(&l), 0);
-		join(th);
+		holder_stop(&h);
 	}
 	check_lock_still_works(&l, 4, 200);
 	CHECK_RC(pthread_rwlock_destroy(&l), 0);

@@ -275,11 +275,14 @@ static inline void *exclusion_worker(void *arg)
 }
 
 /*
- * After a misuse or an odd event: l must still give writer exclusion and
- * keep its data consistent (threads readers and writers, ops each), and be
- * free at the end.
+ * An exclusion run on l: threads (at most 16) readers and writers, ops
+ * each, each thread running worker on a struct exclusion_run
+ * (exclusion_worker, or a function that sets its thread up first and
+ * then calls it).  l must give writer exclusion, keep its data
+ * consistent, and be free at the end.  Returns the writes made.
  */
-static inline void check_lock_still_works(pthread_rwlock_t *l, int threads, int ops)
+static inline long exclusion_check(pthread_rwlock_t *l, int threads, int ops,
+				   void *(*worker)(void *))
 {
 	struct guarded g;
 	struct exclusion_run x = { .lock = l, .g = &g, .ops = ops, .seed = 7 };
@@ -289,7 +292,7 @@ static inline void check_lock_still_works(pthread_rwlock_t *l, int threads, int 
 	if (threads > (int)NELEM(th))
 		threads = NELEM(th);
 	for (int i = 0; i < threads; i++)
-		th[i] = spawn(exclusion_worker, &x);
+		th[i] = spawn(worker, &x);
 	for (int i = 0; i < threads; i++)
 		join(th[i]);
 	CHECK(g.writes == (uint64_t)atomic_load(&x.writes_done),
@@ -297,6 +300,13 @@ static inline void check_lock_still_works(pthread_rwlock_t *l, int threads, int 
 	      (unsigned long long)g.writes, atomic_load(&x.writes_done));
 	CHECK_RC(pthread_rwlock_trywrlock(l), 0);
 	CHECK_RC(pthread_rwlock_unlock(l), 0);
+	return atomic_load(&x.writes_done);
+}
+
+/* After a misuse or an odd event: l must still work (exclusion_check). */
+static inline void check_lock_still_works(pthread_rwlock_t *l, int threads, int ops)
+{
+	exclusion_check(l, threads, ops, exclusion_worker);
 }
 
 /* ---- the runner ---- */
